@@ -1,0 +1,6 @@
+//! `wt`: runs a plan of phases and tasks in isolated git worktrees and stacks the task branches
+//! with git-spice. The CLI in `cli` is a thin layer over these modules; none of them prints.
+
+pub mod cli;
+pub mod plan;
+pub mod process;

@@ -1,0 +1,39 @@
+use std::fmt;
+use std::path::PathBuf;
+
+use super::model::Location;
+
+/// A plan that cannot run: where, what is wrong, and what to write instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanError {
+    pub place: Place,
+    pub message: String,
+    pub fix: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    File(PathBuf),
+    At(Location),
+}
+
+impl PlanError {
+    pub fn at(location: Location, message: impl Into<String>, fix: impl Into<String>) -> Self {
+        PlanError { place: Place::At(location), message: message.into(), fix: fix.into() }
+    }
+
+    pub fn file(file: PathBuf, message: impl Into<String>, fix: impl Into<String>) -> Self {
+        PlanError { place: Place::File(file), message: message.into(), fix: fix.into() }
+    }
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.place {
+            Place::File(file) => write!(f, "{}: {}", file.display(), self.message),
+            Place::At(location) => write!(f, "{location}: {}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for PlanError {}

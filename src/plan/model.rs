@@ -1,0 +1,159 @@
+//! The plan model both input formats parse into: phases of tasks, each task with the names the
+//! engine derives from it (number, slug, branch, worktree).
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+/// A place in a plan file, printed as `file:line:column` (1-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    pub file: PathBuf,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file.display(), self.line, self.column)
+    }
+}
+
+/// A value with the place it was written, for errors found after parsing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located<T> {
+    pub value: T,
+    pub location: Location,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    Sequential,
+    Parallel,
+}
+
+impl Strategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Strategy::Sequential => "sequential",
+            Strategy::Parallel => "parallel",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AgentKind {
+    Claude,
+    Command,
+    Script,
+}
+
+impl AgentKind {
+    pub fn parse(text: &str) -> Option<AgentKind> {
+        match text {
+            "claude" => Some(AgentKind::Claude),
+            "command" => Some(AgentKind::Command),
+            "script" => Some(AgentKind::Script),
+            _ => None,
+        }
+    }
+}
+
+/// Where the run id came from; a derived id changes when the plan's path or content does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunIdOrigin {
+    Plan,
+    Flag,
+    Derived,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct AgentConfig {
+    pub kind: Option<Located<AgentKind>>,
+    /// argv of a `command` agent; `{prompt_file}` in any word is replaced by the prompt's path.
+    pub command: Option<Vec<String>>,
+    pub max_parallel: Option<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Absolute path of the plan file.
+    pub source: PathBuf,
+    /// sha256 of the plan file's bytes, lowercase hex.
+    pub digest: String,
+    pub run_id: String,
+    pub run_id_origin: RunIdOrigin,
+    pub feature: Option<String>,
+    pub base: Option<Located<String>>,
+    pub agent: AgentConfig,
+    pub phases: Vec<Phase>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Phase {
+    /// 1-based.
+    pub number: usize,
+    pub name: String,
+    pub strategy: Strategy,
+    pub tasks: Vec<Task>,
+    pub location: Location,
+}
+
+#[derive(Debug, Clone)]
+pub struct Task {
+    pub id: TaskId,
+    pub name: String,
+    pub slug: String,
+    pub branch: String,
+    pub prompt: String,
+    pub files: Vec<String>,
+    pub acceptance: Vec<String>,
+    pub verify: Option<String>,
+    pub run: Option<String>,
+    pub allow_empty: bool,
+    pub location: Location,
+}
+
+/// A task's 1-based phase and position in its phase: `P.T` in messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TaskId {
+    pub phase: usize,
+    pub task: usize,
+}
+
+impl fmt::Display for TaskId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.phase, self.task)
+    }
+}
+
+impl TaskId {
+    /// `task-P-T`, the suffix shared by the task's worktree, branch and generated agent.
+    pub fn key(self) -> String {
+        format!("task-{}-{}", self.phase, self.task)
+    }
+}
+
+impl Plan {
+    pub fn tasks(&self) -> impl Iterator<Item = &Task> {
+        self.phases.iter().flat_map(|phase| phase.tasks.iter())
+    }
+
+    pub fn task(&self, id: TaskId) -> Option<&Task> {
+        self.phases.get(id.phase.checked_sub(1)?)?.tasks.get(id.task.checked_sub(1)?)
+    }
+}
+
+/// `<runId>-task-<p>-<t>-<slug>`.
+pub fn branch_name(run_id: &str, id: TaskId, slug: &str) -> String {
+    format!("{run_id}-{}-{slug}", id.key())
+}
+
+/// The commit message `wt` writes for a task's leftover changes.
+pub fn commit_message(task: &Task) -> String {
+    format!("[Task {}] {}", task.id, task.name)
+}

@@ -1,0 +1,63 @@
+//! The normalized plan as `wt plan --json` prints it (a contract: scripts read it).
+
+use serde::Serialize;
+
+use super::model::{Plan, Strategy};
+
+#[derive(Serialize)]
+pub struct PlanView<'a> {
+    pub run_id: &'a str,
+    pub feature: Option<&'a str>,
+    pub base: Option<&'a str>,
+    pub phases: Vec<PhaseView<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct PhaseView<'a> {
+    pub name: &'a str,
+    pub strategy: Strategy,
+    pub tasks: Vec<TaskView<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct TaskView<'a> {
+    pub number: String,
+    pub name: &'a str,
+    pub slug: &'a str,
+    pub branch: &'a str,
+    pub prompt: &'a str,
+    pub files: &'a [String],
+    pub acceptance: &'a [String],
+    pub verify: Option<&'a str>,
+    pub run: Option<&'a str>,
+}
+
+impl<'a> PlanView<'a> {
+    /// `base` is the resolved base branch when known (the plan's, or the repository's current one).
+    pub fn new(plan: &'a Plan, base: Option<&'a str>) -> Self {
+        let phases = plan
+            .phases
+            .iter()
+            .map(|phase| PhaseView {
+                name: &phase.name,
+                strategy: phase.strategy,
+                tasks: phase
+                    .tasks
+                    .iter()
+                    .map(|task| TaskView {
+                        number: task.id.to_string(),
+                        name: &task.name,
+                        slug: &task.slug,
+                        branch: &task.branch,
+                        prompt: &task.prompt,
+                        files: &task.files,
+                        acceptance: &task.acceptance,
+                        verify: task.verify.as_deref(),
+                        run: task.run.as_deref(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        PlanView { run_id: &plan.run_id, feature: plan.feature.as_deref(), base, phases }
+    }
+}

@@ -1,0 +1,218 @@
+//! The one place that spawns processes (git, git-spice, agents, verify commands).
+//!
+//! Every child gets a null stdin, a C locale, no terminal prompts and no editor, and runs without
+//! the caller's `GIT_DIR`/`GIT_WORK_TREE` so it operates on the directory it is given. Captured
+//! stderr goes into the error. With `WT_DEBUG=1` each call is logged to stderr with its working
+//! directory, duration and exit status.
+
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Variables that would point a child git at another repository than the one we chose.
+const SCRUBBED_ENV: &[&str] = &["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR"];
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProcessError {
+    #[error("could not start `{command}`: {source}")]
+    Spawn { command: String, source: std::io::Error },
+    #[error("`{command}` {status}{}", stderr_suffix(.stderr))]
+    Failed { command: String, status: ExitDescription, stderr: String },
+}
+
+fn stderr_suffix(stderr: &str) -> String {
+    let trimmed = stderr.trim();
+    if trimmed.is_empty() { String::new() } else { format!(": {trimmed}") }
+}
+
+/// How a child ended, for messages: "exited with status 3" or "was killed by signal 9".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitDescription {
+    Code(i32),
+    Signal(i32),
+}
+
+impl fmt::Display for ExitDescription {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExitDescription::Code(code) => write!(f, "exited with status {code}"),
+            ExitDescription::Signal(signal) => write!(f, "was killed by signal {signal}"),
+        }
+    }
+}
+
+impl From<std::process::ExitStatus> for ExitDescription {
+    fn from(status: std::process::ExitStatus) -> Self {
+        use std::os::unix::process::ExitStatusExt;
+        match (status.code(), status.signal()) {
+            (Some(code), _) => ExitDescription::Code(code),
+            (None, Some(signal)) => ExitDescription::Signal(signal),
+            (None, None) => ExitDescription::Code(-1),
+        }
+    }
+}
+
+/// The captured result of a finished child.
+#[derive(Debug)]
+pub struct Output {
+    pub success: bool,
+    pub status: ExitDescription,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// A command to run: program, arguments, directory and extra environment.
+#[derive(Debug, Clone)]
+pub struct Cmd {
+    program: OsString,
+    args: Vec<OsString>,
+    dir: Option<PathBuf>,
+    env: Vec<(OsString, OsString)>,
+}
+
+impl Cmd {
+    pub fn new(program: impl AsRef<OsStr>) -> Self {
+        Cmd { program: program.as_ref().to_owned(), args: Vec::new(), dir: None, env: Vec::new() }
+    }
+
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
+        self.args.push(arg.as_ref().to_owned());
+        self
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.args.extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        self
+    }
+
+    pub fn dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.dir = Some(dir.as_ref().to_owned());
+        self
+    }
+
+    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
+        self.env.push((key.as_ref().to_owned(), value.as_ref().to_owned()));
+        self
+    }
+
+    /// Runs to completion with stdout and stderr captured; a non-zero exit is an error.
+    pub fn read(&self) -> Result<Output, ProcessError> {
+        let output = self.read_unchecked()?;
+        if output.success {
+            Ok(output)
+        } else {
+            Err(ProcessError::Failed {
+                command: self.display(),
+                status: output.status,
+                stderr: output.stderr,
+            })
+        }
+    }
+
+    /// Runs to completion with stdout and stderr captured; the caller interprets the exit status.
+    pub fn read_unchecked(&self) -> Result<Output, ProcessError> {
+        let started = Instant::now();
+        let result = self.expression().stdout_capture().stderr_capture().run();
+        let output = result.map_err(|source| ProcessError::Spawn { command: self.display(), source })?;
+        let status = ExitDescription::from(output.status);
+        self.trace(started, status);
+        Ok(Output {
+            success: output.status.success(),
+            status,
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        })
+    }
+
+    /// Runs to completion with stdout and stderr appended to `log`; returns how it ended.
+    pub fn run_logged(&self, log: &Path) -> Result<ExitDescription, ProcessError> {
+        let spawn_error = |source| ProcessError::Spawn { command: self.display(), source };
+        let file = std::fs::OpenOptions::new().create(true).append(true).open(log).map_err(spawn_error)?;
+        let started = Instant::now();
+        let output = self.expression().stderr_to_stdout().stdout_file(file).run().map_err(spawn_error)?;
+        let status = ExitDescription::from(output.status);
+        self.trace(started, status);
+        Ok(status)
+    }
+
+    fn expression(&self) -> duct::Expression {
+        let mut expression = duct::cmd(&self.program, &self.args)
+            .stdin_null()
+            .unchecked()
+            .env("LC_ALL", "C")
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("GIT_EDITOR", "true")
+            .env("GIT_SEQUENCE_EDITOR", "true")
+            .env("NO_COLOR", "1");
+        for key in SCRUBBED_ENV {
+            expression = expression.env_remove(key);
+        }
+        for (key, value) in &self.env {
+            expression = expression.env(key, value);
+        }
+        if let Some(dir) = &self.dir {
+            expression = expression.dir(dir);
+        }
+        expression
+    }
+
+    /// The command line as a user would type it, for messages and logs.
+    pub fn display(&self) -> String {
+        let mut words = vec![self.program.to_string_lossy().into_owned()];
+        words.extend(self.args.iter().map(|a| shell_word(&a.to_string_lossy())));
+        words.join(" ")
+    }
+
+    fn trace(&self, started: Instant, status: ExitDescription) {
+        if std::env::var_os("WT_DEBUG").is_some_and(|v| v == "1") {
+            let dir = self.dir.as_deref().map(Path::display);
+            let dir = dir.map(|d| d.to_string()).unwrap_or_else(|| ".".into());
+            eprintln!("wt debug: {} (in {dir}) {status} after {:?}", self.display(), started.elapsed());
+        }
+    }
+}
+
+fn shell_word(word: &str) -> String {
+    let plain =
+        !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c));
+    if plain { word.to_owned() } else { format!("'{}'", word.replace('\'', r"'\''")) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failure_carries_stderr_and_status() {
+        let err = Cmd::new("sh").args(["-c", "echo oops >&2; exit 3"]).read().unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("exited with status 3"), "{text}");
+        assert!(text.ends_with(": oops"), "{text}");
+    }
+
+    #[test]
+    fn stdin_is_null_and_locale_is_c() {
+        let out = Cmd::new("sh").args(["-c", "cat; echo \"$LC_ALL\""]).read().unwrap();
+        assert_eq!(out.stdout, "C\n");
+    }
+
+    #[test]
+    fn git_dir_of_the_caller_does_not_leak() {
+        let out = Cmd::new("sh").args(["-c", "echo \"${GIT_DIR-unset}\""]).env("GIT_DIR", "/elsewhere");
+        // An explicit env() is the caller's choice and wins; only the inherited one is scrubbed.
+        assert_eq!(out.read().unwrap().stdout, "/elsewhere\n");
+        let out = Cmd::new("sh").args(["-c", "echo \"${GIT_DIR-unset}\""]).read().unwrap();
+        assert_eq!(out.stdout, "unset\n");
+    }
+
+    #[test]
+    fn display_quotes_words_with_spaces() {
+        let cmd = Cmd::new("git").args(["commit", "-m", "[Task 1.1] it's"]);
+        assert_eq!(cmd.display(), r"git commit -m '[Task 1.1] it'\''s'");
+    }
+}
