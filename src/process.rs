@@ -149,7 +149,7 @@ impl Cmd {
             .env("GIT_EDITOR", "true")
             .env("GIT_SEQUENCE_EDITOR", "true")
             .env("NO_COLOR", "1");
-        for key in SCRUBBED_ENV {
+        for key in SCRUBBED_ENV.iter().filter(|key| !self.env.iter().any(|(k, _)| k == **key)) {
             expression = expression.env_remove(key);
         }
         for (key, value) in &self.env {
