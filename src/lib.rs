@@ -2,5 +2,8 @@
 //! with git-spice. The CLI in `cli` is a thin layer over these modules; none of them prints.
 
 pub mod cli;
+pub mod git;
 pub mod plan;
 pub mod process;
+pub mod spice;
+pub mod store;

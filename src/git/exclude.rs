@@ -1,0 +1,33 @@
+use std::io::Write;
+use std::path::Path;
+
+use super::GitError;
+
+/// Adds each pattern to `<common-dir>/info/exclude` unless a line already says it. Never touches
+/// a tracked `.gitignore`: the user's checkout must not change.
+pub fn ensure_excluded(common_dir: &Path, patterns: &[&str]) -> Result<(), GitError> {
+    let path = common_dir.join("info").join("exclude");
+    let io = |source| GitError::Io { path: path.clone(), source };
+    let existing = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(err) => return Err(io(err)),
+    };
+    let missing: Vec<&str> =
+        patterns.iter().copied().filter(|p| !existing.lines().any(|line| line.trim() == *p)).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(path.parent().unwrap_or(common_dir)).map_err(io)?;
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(io)?;
+    let mut text = String::new();
+    if !existing.is_empty() && !existing.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("# added by wt (spectacular): run worktrees and generated agents\n");
+    for pattern in missing {
+        text.push_str(pattern);
+        text.push('\n');
+    }
+    file.write_all(text.as_bytes()).map_err(io)
+}

@@ -1,0 +1,32 @@
+//! git: repository discovery and fast reads through libgit2, and every mutation through the git
+//! CLI (via `process`), parsing porcelain output only.
+
+mod exclude;
+mod repo;
+mod workdir;
+mod worktree;
+
+pub use exclude::ensure_excluded;
+pub use repo::Repo;
+pub use workdir::{commit_all, current_branch, detach, head_commit, status_paths, switch};
+pub use worktree::{WorktreeEntry, add_detached, list_worktrees, lock_worktree, prune_worktrees, remove_worktree};
+
+use crate::process::ProcessError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error("{path} is not inside a git repository")]
+    NotARepository { path: std::path::PathBuf },
+    #[error("{path} is a bare repository; wt needs a repository with a working tree")]
+    Bare { path: std::path::PathBuf },
+    #[error("reading the repository: {0}")]
+    Read(#[from] git2::Error),
+    #[error("{0}")]
+    Command(#[from] ProcessError),
+    #[error("writing {path}: {source}")]
+    Io { path: std::path::PathBuf, source: std::io::Error },
+}
+
+fn git(dir: &std::path::Path) -> crate::process::Cmd {
+    crate::process::Cmd::new("git").dir(dir)
+}

@@ -1,0 +1,97 @@
+use std::path::{Path, PathBuf};
+
+use git2::{BranchType, Repository};
+
+use super::GitError;
+
+/// The user's repository: its main working tree and the git directory all worktrees share.
+#[derive(Debug, Clone)]
+pub struct Repo {
+    root: PathBuf,
+    common_dir: PathBuf,
+}
+
+impl Repo {
+    /// Finds the repository containing `from` (from a linked worktree too: the root is always the
+    /// main working tree).
+    pub fn discover(from: &Path) -> Result<Repo, GitError> {
+        let found = Repository::discover(from)
+            .map_err(|_| GitError::NotARepository { path: from.to_owned() })?;
+        let common_dir = canonical(found.commondir());
+        let main = Repository::open(&common_dir)?;
+        if main.is_bare() {
+            return Err(GitError::Bare { path: common_dir });
+        }
+        let root = main.workdir().map(canonical).ok_or(GitError::Bare { path: common_dir.clone() })?;
+        Ok(Repo { root, common_dir })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn common_dir(&self) -> &Path {
+        &self.common_dir
+    }
+
+    fn open(&self) -> Result<Repository, GitError> {
+        Ok(Repository::open(&self.root)?)
+    }
+
+    /// The branch checked out in the main working tree, or None when it is detached.
+    pub fn main_branch(&self) -> Result<Option<String>, GitError> {
+        let repo = self.open()?;
+        let head = repo.find_reference("HEAD")?;
+        let target = head.symbolic_target()?;
+        Ok(target.and_then(|target| target.strip_prefix("refs/heads/")).map(str::to_owned))
+    }
+
+    pub fn branch_exists(&self, name: &str) -> Result<bool, GitError> {
+        Ok(self.branch_commit(name)?.is_some())
+    }
+
+    /// The commit a local branch points at.
+    pub fn branch_commit(&self, name: &str) -> Result<Option<String>, GitError> {
+        let repo = self.open()?;
+        match repo.find_branch(name, BranchType::Local) {
+            Ok(branch) => Ok(branch.get().target().map(|oid| oid.to_string())),
+            Err(err) if err.code() == git2::ErrorCode::NotFound => Ok(None),
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    pub fn reference_exists(&self, name: &str) -> Result<bool, GitError> {
+        match self.open()?.find_reference(name) {
+            Ok(_) => Ok(true),
+            Err(err) if err.code() == git2::ErrorCode::NotFound => Ok(false),
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    /// Number of commits reachable from `to` but not from `from` (`git rev-list --count from..to`).
+    pub fn count_commits(&self, from: &str, to: &str) -> Result<usize, GitError> {
+        let repo = self.open()?;
+        let mut walk = repo.revwalk()?;
+        walk.push(git2::Oid::from_str(to)?)?;
+        walk.hide(git2::Oid::from_str(from)?)?;
+        Ok(walk.count())
+    }
+
+    /// Whether `ancestor` is `descendant` or one of its ancestors.
+    pub fn is_ancestor(&self, ancestor: &str, descendant: &str) -> Result<bool, GitError> {
+        let repo = self.open()?;
+        let (a, d) = (git2::Oid::from_str(ancestor)?, git2::Oid::from_str(descendant)?);
+        Ok(a == d || repo.graph_descendant_of(d, a)?)
+    }
+
+    /// The subject line of a commit.
+    pub fn commit_subject(&self, commit: &str) -> Result<String, GitError> {
+        let repo = self.open()?;
+        let commit = repo.find_commit(git2::Oid::from_str(commit)?)?;
+        Ok(commit.summary()?.unwrap_or_default().to_owned())
+    }
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
+}

@@ -1,0 +1,87 @@
+//! Worktree lifecycle: list (porcelain), add, lock, remove, prune. Callers hold the repo lock.
+
+use std::path::{Path, PathBuf};
+
+use super::{GitError, git};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorktreeEntry {
+    pub path: PathBuf,
+    pub head: Option<String>,
+    pub branch: Option<String>,
+    pub locked: bool,
+}
+
+pub fn list_worktrees(root: &Path) -> Result<Vec<WorktreeEntry>, GitError> {
+    let out = git(root).args(["worktree", "list", "--porcelain", "-z"]).read()?;
+    Ok(parse_porcelain(&out.stdout))
+}
+
+fn parse_porcelain(text: &str) -> Vec<WorktreeEntry> {
+    let mut entries = Vec::new();
+    let mut current: Option<WorktreeEntry> = None;
+    for field in text.split('\0') {
+        if field.is_empty() {
+            entries.extend(current.take());
+            continue;
+        }
+        let (key, value) = field.split_once(' ').unwrap_or((field, ""));
+        match (key, current.as_mut()) {
+            ("worktree", _) => {
+                entries.extend(current.take());
+                current = Some(WorktreeEntry { path: value.into(), head: None, branch: None, locked: false });
+            }
+            ("HEAD", Some(entry)) => entry.head = Some(value.to_owned()),
+            ("branch", Some(entry)) => {
+                entry.branch = Some(value.strip_prefix("refs/heads/").unwrap_or(value).to_owned())
+            }
+            ("locked", Some(entry)) => entry.locked = true,
+            _ => {}
+        }
+    }
+    entries.extend(current);
+    entries
+}
+
+/// `git worktree add --detach <path> <commitish>`.
+pub fn add_detached(root: &Path, path: &Path, commitish: &str) -> Result<(), GitError> {
+    git(root).arg("worktree").arg("add").arg("--quiet").arg("--detach").arg(path).arg(commitish).read()?;
+    Ok(())
+}
+
+pub fn lock_worktree(root: &Path, path: &Path, reason: &str) -> Result<(), GitError> {
+    git(root).args(["worktree", "lock", "--reason", reason]).arg(path).read()?;
+    Ok(())
+}
+
+/// Unlocks (when locked) and removes a worktree; `force` also discards its changes.
+pub fn remove_worktree(root: &Path, path: &Path, force: bool) -> Result<(), GitError> {
+    git(root).args(["worktree", "unlock"]).arg(path).read_unchecked()?;
+    let mut cmd = git(root).args(["worktree", "remove"]);
+    if force {
+        cmd = cmd.arg("--force");
+    }
+    cmd.arg(path).read()?;
+    Ok(())
+}
+
+pub fn prune_worktrees(root: &Path) -> Result<(), GitError> {
+    git(root).args(["worktree", "prune"]).read()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn porcelain_entries_are_parsed() {
+        let text = "worktree /r\0HEAD abc\0branch refs/heads/main\0\0worktree /r/.worktrees/x\0HEAD def\0detached\0locked spectacular x\0\0";
+        let entries = parse_porcelain(text);
+        assert_eq!(entries.len(), 2);
+        assert_eq!(entries[0].branch.as_deref(), Some("main"));
+        assert_eq!(entries[1].path, PathBuf::from("/r/.worktrees/x"));
+        assert_eq!(entries[1].branch, None);
+        assert!(entries[1].locked);
+    }
+}

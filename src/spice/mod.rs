@@ -1,0 +1,140 @@
+//! The git-spice driver: finds the binary (never Ghostscript's `gs`), checks its version, and
+//! offers one typed method per command the engine uses. Every call passes `--no-prompt` first,
+//! pins `spice.branchCreate.prefix` to empty so branch names are exactly ours, and gets a null
+//! stdin from `process`. Callers serialize calls under the repo lock: git-spice has none.
+
+mod log;
+
+use std::path::{Path, PathBuf};
+
+pub use log::LoggedBranch;
+
+use crate::process::{Cmd, ProcessError};
+
+/// The oldest git-spice whose commands and `--json` output this driver was written against.
+pub const MIN_VERSION: (u32, u32, u32) = (0, 31, 0);
+
+const INSTALL_HINT: &str = "install it with `go install go.abhg.dev/gs@v0.31.2` (see the README), \
+                            or set WT_GIT_SPICE to its path";
+
+#[derive(Debug, thiserror::Error)]
+pub enum SpiceError {
+    #[error("git-spice is not installed (looked for `git-spice` and `gs` on PATH); {INSTALL_HINT}")]
+    NotFound,
+    #[error("{path} is not git-spice (it printed {printed:?}, probably Ghostscript); {INSTALL_HINT}")]
+    NotGitSpice { path: PathBuf, printed: String },
+    #[error("{path} is git-spice {version}, older than the {min} wt needs; {INSTALL_HINT}", min = min_version())]
+    TooOld { path: PathBuf, version: String },
+    #[error("{0}")]
+    Command(#[from] ProcessError),
+    #[error("unexpected output from `{command}`: {detail}")]
+    Output { command: String, detail: String },
+}
+
+fn min_version() -> String {
+    let (major, minor, patch) = MIN_VERSION;
+    format!("{major}.{minor}.{patch}")
+}
+
+#[derive(Debug, Clone)]
+pub struct Spice {
+    bin: PathBuf,
+}
+
+impl Spice {
+    /// `WT_GIT_SPICE` if set, else `git-spice`, else `gs` on PATH, accepted only if `--version`
+    /// says it is git-spice.
+    pub fn discover() -> Result<Spice, SpiceError> {
+        let candidates: Vec<PathBuf> = match std::env::var_os("WT_GIT_SPICE") {
+            Some(path) => vec![PathBuf::from(path)],
+            None => ["git-spice", "gs"].iter().filter_map(|name| which::which(name).ok()).collect(),
+        };
+        let mut rejected = None;
+        for bin in candidates {
+            match Self::check(&bin) {
+                Ok(spice) => return Ok(spice),
+                Err(err) => rejected = Some(err),
+            }
+        }
+        Err(rejected.unwrap_or(SpiceError::NotFound))
+    }
+
+    fn check(bin: &Path) -> Result<Spice, SpiceError> {
+        let out = Cmd::new(bin).arg("--version").read_unchecked()?;
+        let first_line = out.stdout.lines().next().unwrap_or("").trim().to_owned();
+        let Some(version) = first_line.strip_prefix("git-spice ") else {
+            return Err(SpiceError::NotGitSpice { path: bin.to_owned(), printed: first_line });
+        };
+        if let Some(parsed) = parse_version(version)
+            && parsed < MIN_VERSION
+        {
+            return Err(SpiceError::TooOld { path: bin.to_owned(), version: version.to_owned() });
+        }
+        Ok(Spice { bin: bin.to_owned() })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.bin
+    }
+
+    fn cmd(&self, dir: &Path) -> Cmd {
+        Cmd::new(&self.bin)
+            .dir(dir)
+            .arg("--no-prompt")
+            .env("GIT_CONFIG_COUNT", "1")
+            .env("GIT_CONFIG_KEY_0", "spice.branchCreate.prefix")
+            .env("GIT_CONFIG_VALUE_0", "")
+    }
+
+    /// `repo init --trunk <trunk>`: makes git-spice know the repository.
+    pub fn repo_init(&self, root: &Path, trunk: &str) -> Result<(), SpiceError> {
+        self.cmd(root).args(["repo", "init", "--trunk", trunk]).read()?;
+        Ok(())
+    }
+
+    /// `branch create <name> --target <target> --no-commit`, run in `dir`, which it checks out.
+    pub fn branch_create(&self, dir: &Path, name: &str, target: &str) -> Result<(), SpiceError> {
+        self.cmd(dir).args(["branch", "create", name, "--target", target, "--no-commit"]).read()?;
+        Ok(())
+    }
+
+    /// `upstack onto <onto> --branch <branch>`: rebases `branch` (and its upstack) onto `onto` in
+    /// `dir` and checks `branch` out there.
+    pub fn upstack_onto(&self, dir: &Path, branch: &str, onto: &str) -> Result<(), SpiceError> {
+        self.cmd(dir).args(["upstack", "onto", onto, "--branch", branch]).read()?;
+        Ok(())
+    }
+
+    /// `rebase abort`: leaves a conflicted `upstack onto` as it was before.
+    pub fn rebase_abort(&self, dir: &Path) -> Result<(), SpiceError> {
+        self.cmd(dir).args(["rebase", "abort"]).read()?;
+        Ok(())
+    }
+
+    /// `log short --all --json`: every tracked branch with its base and restack state.
+    pub fn log_all(&self, dir: &Path) -> Result<Vec<LoggedBranch>, SpiceError> {
+        let cmd = self.cmd(dir).args(["log", "short", "--all", "--json"]);
+        let out = cmd.read()?;
+        log::parse(&out.stdout)
+            .map_err(|detail| SpiceError::Output { command: cmd.display(), detail })
+    }
+}
+
+/// `0.31.2`, `v0.31.2`; None for builds without a release version (`dev`).
+fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
+    let mut parts = text.trim().trim_start_matches('v').split(['.', '-', '+']);
+    let mut next = || parts.next()?.parse::<u32>().ok();
+    Some((next()?, next()?, next()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        assert_eq!(parse_version("0.31.2"), Some((0, 31, 2)));
+        assert_eq!(parse_version("v1.2.3-rc1"), Some((1, 2, 3)));
+        assert_eq!(parse_version("dev"), None);
+    }
+}

@@ -1,0 +1,47 @@
+use std::path::{Path, PathBuf};
+
+use crate::plan::TaskId;
+
+/// Where each piece of state lives. Names are a contract (DESIGN.md): tests and users rely on them.
+#[derive(Debug, Clone)]
+pub struct StateLayout {
+    root: PathBuf,
+}
+
+impl StateLayout {
+    pub fn new(common_dir: &Path) -> Self {
+        StateLayout { root: common_dir.join("spectacular") }
+    }
+
+    pub fn repo_lock(&self) -> PathBuf {
+        self.root.join("repo.lock")
+    }
+
+    pub fn runs_dir(&self) -> PathBuf {
+        self.root.join("runs")
+    }
+
+    pub fn run_dir(&self, run_id: &str) -> PathBuf {
+        self.runs_dir().join(run_id)
+    }
+
+    pub fn manifest(&self, run_id: &str) -> PathBuf {
+        self.run_dir(run_id).join("manifest.json")
+    }
+
+    pub fn events(&self, run_id: &str) -> PathBuf {
+        self.run_dir(run_id).join("events.jsonl")
+    }
+
+    pub fn run_lock(&self, run_id: &str) -> PathBuf {
+        self.run_dir(run_id).join("run.lock")
+    }
+
+    pub fn prompt(&self, run_id: &str, task: TaskId) -> PathBuf {
+        self.run_dir(run_id).join("prompts").join(format!("{}.md", task.key()))
+    }
+
+    pub fn task_log(&self, run_id: &str, task: TaskId) -> PathBuf {
+        self.run_dir(run_id).join("logs").join(format!("{}.log", task.key()))
+    }
+}
