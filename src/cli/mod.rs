@@ -1,3 +1,73 @@
-pub fn main() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
+//! The command line: clap definitions here, one handler file per command.
+
+mod error;
+mod plan_cmd;
+mod run_cmd;
+mod status_cmd;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub use error::{CliError, exit};
+
+#[derive(Parser)]
+#[command(
+    name = "wt",
+    version,
+    about = "Run a plan of AI-agent tasks in isolated git worktrees, stacked with git-spice"
+)]
+struct Cli {
+    /// Run as if wt was started in this directory.
+    #[arg(short = 'C', global = true, value_name = "DIR")]
+    directory: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run (or resume) a plan: every task in its own worktree and branch, stacked in plan order.
+    Run(run_cmd::RunArgs),
+    /// Validate a plan and print it normalized.
+    Plan(plan_cmd::PlanArgs),
+    /// Show the runs of this repository with their phases, tasks, branches and worktrees.
+    Status(status_cmd::StatusArgs),
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let cwd = match resolve_cwd(cli.directory) {
+        Ok(cwd) => cwd,
+        Err(err) => return report(err),
+    };
+    let result = match cli.command {
+        Command::Run(args) => run_cmd::run(args, &cwd),
+        Command::Plan(args) => plan_cmd::run(args, &cwd),
+        Command::Status(args) => status_cmd::run(args, &cwd),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => report(err),
+    }
+}
+
+fn report(err: CliError) -> ExitCode {
+    eprintln!("{err}");
+    ExitCode::from(err.code)
+}
+
+fn resolve_cwd(directory: Option<PathBuf>) -> Result<PathBuf, CliError> {
+    let cwd = std::env::current_dir().map_err(|err| {
+        CliError::new(exit::ENVIRONMENT, format!("cannot read the current directory: {err}"))
+    })?;
+    let Some(directory) = directory else { return Ok(cwd) };
+    let directory = cwd.join(directory);
+    if directory.is_dir() {
+        Ok(directory)
+    } else {
+        Err(CliError::new(exit::BAD_INPUT, format!("-C {}: no such directory", directory.display())))
+    }
 }

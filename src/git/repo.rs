@@ -15,8 +15,8 @@ impl Repo {
     /// Finds the repository containing `from` (from a linked worktree too: the root is always the
     /// main working tree).
     pub fn discover(from: &Path) -> Result<Repo, GitError> {
-        let found = Repository::discover(from)
-            .map_err(|_| GitError::NotARepository { path: from.to_owned() })?;
+        let found =
+            Repository::discover(from).map_err(|_| GitError::NotARepository { path: from.to_owned() })?;
         let common_dir = canonical(found.commondir());
         let main = Repository::open(&common_dir)?;
         if main.is_bare() {

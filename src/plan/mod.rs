@@ -19,7 +19,7 @@ pub use model::{
     commit_message,
 };
 pub use slug::slugify;
-pub use validate::check_agent_kind;
+pub use validate::{check_agent_kind, missing_command};
 pub use view::PlanView;
 
 /// Reads, parses and validates the plan at `path`. `run_id_flag` (from `--run-id`) wins over the

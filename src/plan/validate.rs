@@ -48,16 +48,21 @@ pub fn check_agent_kind(plan: &Plan, kind: &Located<AgentKind>) -> Result<(), Pl
             )),
             None => Ok(()),
         },
-        AgentKind::Command if plan.agent.command.is_none() => Err(PlanError::at(
-            kind.location.clone(),
-            "the agent kind is \"command\" but no command is given",
-            "add command = [\"my-agent\", \"--prompt-file\", \"{prompt_file}\"] under [agent], \
-             or pass --agent-command '<shell command>'",
-        )),
+        AgentKind::Command if plan.agent.command.is_none() => Err(missing_command(kind.location.clone())),
         AgentKind::Command | AgentKind::Claude => Ok(()),
     }
 }
 
 fn display_file(plan: &Plan) -> std::path::PathBuf {
     plan.phases.first().map(|phase| phase.location.file.clone()).unwrap_or_else(|| plan.source.clone())
+}
+
+/// A `command` agent with no command, in the plan or on the command line.
+pub fn missing_command(location: Location) -> PlanError {
+    PlanError::at(
+        location,
+        "the agent kind is \"command\" but no command is given",
+        "add command = [\"my-agent\", \"--prompt-file\", \"{prompt_file}\"] under [agent], \
+         or pass --agent-command '<shell command>'",
+    )
 }

@@ -115,8 +115,7 @@ impl Spice {
     pub fn log_all(&self, dir: &Path) -> Result<Vec<LoggedBranch>, SpiceError> {
         let cmd = self.cmd(dir).args(["log", "short", "--all", "--json"]);
         let out = cmd.read()?;
-        log::parse(&out.stdout)
-            .map_err(|detail| SpiceError::Output { command: cmd.display(), detail })
+        log::parse(&out.stdout).map_err(|detail| SpiceError::Output { command: cmd.display(), detail })
     }
 }
 

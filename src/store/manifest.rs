@@ -97,9 +97,12 @@ pub struct TaskRecord {
 
 impl RunManifest {
     pub fn load(path: &Path) -> Result<RunManifest, ManifestError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|source| ManifestError::Read { path: path.to_owned(), source })?;
-        let corrupt = |err: serde_json::Error| ManifestError::Corrupt { path: path.to_owned(), detail: err.to_string() };
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ManifestError::Read { path: path.to_owned(), source })?;
+        let corrupt = |err: serde_json::Error| ManifestError::Corrupt {
+            path: path.to_owned(),
+            detail: err.to_string(),
+        };
         #[derive(Deserialize)]
         struct Header {
             format: u32,

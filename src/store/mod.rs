@@ -11,7 +11,10 @@ pub use atomic::write_atomic;
 pub use events::EventLog;
 pub use layout::StateLayout;
 pub use lock::{FileLock, LockError};
-pub use manifest::{ManifestError, PhaseRecord, PhaseState, RunManifest, RunState, TaskRecord, TaskState};
+pub use manifest::{
+    FORMAT as MANIFEST_FORMAT, ManifestError, PhaseRecord, PhaseState, RunManifest, RunState, TaskRecord,
+    TaskState,
+};
 
 /// Seconds since the Unix epoch, for records.
 pub fn now() -> u64 {

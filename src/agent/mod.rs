@@ -1,0 +1,60 @@
+//! Agent backends: how a task's agent process is launched in its worktree.
+//!
+//! - `script`: the task's own `run` command, with `sh -c`;
+//! - `command`: one command for every task, a shell string (`--agent-command`) or an argv from
+//!   the plan with `{prompt_file}` replaced;
+//! - `claude`: Claude Code in headless mode (not available in this build yet).
+
+mod prompt;
+
+use std::path::Path;
+
+pub use prompt::render_prompt;
+
+use crate::plan::Task;
+use crate::process::Cmd;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Agent {
+    Script,
+    Shell(String),
+    Argv(Vec<String>),
+}
+
+/// What an agent is told about its task, also exported as `WT_*` variables.
+pub struct TaskContext<'a> {
+    pub run_id: &'a str,
+    pub task: &'a Task,
+    pub worktree: &'a Path,
+    pub prompt_file: &'a Path,
+}
+
+impl Agent {
+    /// The process that does `task`, run in its worktree with the `WT_*` variables set.
+    pub fn command(&self, context: &TaskContext<'_>) -> Cmd {
+        let prompt_file = context.prompt_file.to_string_lossy();
+        let cmd = match self {
+            Agent::Script => Cmd::new("sh").arg("-c").arg(context.task.run.as_deref().unwrap_or("")),
+            Agent::Shell(shell) => Cmd::new("sh").arg("-c").arg(shell),
+            Agent::Argv(argv) => {
+                let mut words = argv.iter().map(|word| word.replace("{prompt_file}", &prompt_file));
+                let program = words.next().unwrap_or_default();
+                Cmd::new(program).args(words)
+            }
+        };
+        with_task_env(cmd, context)
+    }
+}
+
+/// Sets the `WT_*` variables every agent and verify command gets.
+pub fn with_task_env(cmd: Cmd, context: &TaskContext<'_>) -> Cmd {
+    let task = context.task;
+    cmd.dir(context.worktree)
+        .env("WT_RUN_ID", context.run_id)
+        .env("WT_PHASE", task.id.phase.to_string())
+        .env("WT_TASK", task.id.to_string())
+        .env("WT_TASK_NAME", &task.name)
+        .env("WT_WORKTREE", context.worktree)
+        .env("WT_BRANCH", &task.branch)
+        .env("WT_PROMPT_FILE", context.prompt_file)
+}

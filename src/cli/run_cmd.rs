@@ -1,0 +1,97 @@
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::plan_cmd::relative;
+use super::{CliError, exit};
+use crate::engine::{self, RunOutcome, RunRequest};
+use crate::plan::{self, AgentKind};
+use crate::ui;
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The plan file (plan.toml).
+    plan: PathBuf,
+    /// Use this run id (6 lowercase hex characters) instead of the plan's or the derived one.
+    #[arg(long, value_name = "ID")]
+    run_id: Option<String>,
+    /// The branch to stack on (default: the plan's base, else the main checkout's branch).
+    #[arg(long, value_name = "BRANCH")]
+    base: Option<String>,
+    /// The agent backend: script (each task's `run`), command, or claude.
+    #[arg(long, value_name = "KIND", value_parser = parse_kind)]
+    agent: Option<AgentKind>,
+    /// Shell command run as the agent of every task (implies --agent command).
+    #[arg(long, value_name = "SHELL")]
+    agent_command: Option<String>,
+    /// At most this many parallel tasks at once.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_parallel: Option<u32>,
+    /// Print one JSON event per line on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_kind(text: &str) -> Result<AgentKind, String> {
+    AgentKind::parse(text)
+        .ok_or_else(|| format!("unknown agent kind `{text}`; use script, command or claude"))
+}
+
+pub fn run(args: RunArgs, cwd: &Path) -> Result<u8, CliError> {
+    if let Some(id) = &args.run_id
+        && !plan::run_id::is_valid(id)
+    {
+        return Err(CliError::new(exit::BAD_INPUT, format!("--run-id {id}: not 6 lowercase hex characters"))
+            .hint("pass something like --run-id a1b2c3, or leave it out"));
+    }
+    let plan_path = cwd.join(&args.plan);
+    let plan = plan::load(&plan_path, args.run_id.as_deref()).map_err(|err| relative(err, cwd))?;
+    let resume = resume_command(&args, &plan.run_id);
+    let request = RunRequest {
+        plan,
+        cwd: cwd.to_owned(),
+        agent_kind: args.agent,
+        agent_command: args.agent_command,
+        max_parallel: args.max_parallel.map(|n| n as usize),
+        base: args.base,
+    };
+    let sink = ui::sink_for(args.json);
+    let outcome = engine::run(request, sink.as_ref()).map_err(CliError::from)?;
+    if !args.json {
+        print_summary(&outcome, &resume);
+    }
+    Ok(if outcome.ok { exit::OK } else { exit::RUN_FAILED })
+}
+
+fn resume_command(args: &RunArgs, run_id: &str) -> String {
+    let mut command = format!("wt run {}", args.plan.display());
+    if args.run_id.is_some() {
+        command.push_str(&format!(" --run-id {run_id}"));
+    }
+    command
+}
+
+fn print_summary(outcome: &RunOutcome, resume: &str) {
+    if !outcome.stack.is_empty() {
+        println!("stack of run {} (bottom first):", outcome.run_id);
+        for entry in &outcome.stack {
+            println!(
+                "  {}  {}  {} commit(s)  [Task {}] {}",
+                entry.branch, entry.commit, entry.commits, entry.task, entry.name
+            );
+        }
+    }
+    if outcome.ok {
+        println!("main worktree: {}", outcome.main_worktree.display());
+        return;
+    }
+    println!(
+        "run {} stopped; nothing was lost: failed tasks keep their branch and worktree.",
+        outcome.run_id
+    );
+    for (task, name, error) in &outcome.failures {
+        println!("  task {task} ({name}): {error}");
+    }
+    println!("logs: {}", outcome.logs.display());
+    println!("fix the cause, then resume with: {resume}");
+}

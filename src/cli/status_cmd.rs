@@ -1,0 +1,107 @@
+use std::path::Path;
+
+use clap::Args;
+use serde::Serialize;
+
+use super::{CliError, exit};
+use crate::git::Repo;
+use crate::store::{FileLock, RunManifest, RunState, StateLayout};
+
+#[derive(Args)]
+pub struct StatusArgs {
+    /// Show only this run.
+    run_id: Option<String>,
+    /// Print the runs as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// A run as `wt status` shows it: the manifest plus what only a live check can tell.
+#[derive(Serialize)]
+struct RunStatus {
+    /// running, interrupted (its process died), failed or done.
+    status: &'static str,
+    resume: Option<String>,
+    #[serde(flatten)]
+    manifest: RunManifest,
+}
+
+pub fn run(args: StatusArgs, cwd: &Path) -> Result<u8, CliError> {
+    let repo = Repo::discover(cwd)?;
+    let layout = StateLayout::new(repo.common_dir());
+    let mut runs = Vec::new();
+    for manifest in load_manifests(&layout)? {
+        if args.run_id.as_ref().is_some_and(|id| *id != manifest.run_id) {
+            continue;
+        }
+        let status = match manifest.state {
+            RunState::Running if FileLock::is_held(&layout.run_lock(&manifest.run_id)) => "running",
+            RunState::Running => "interrupted",
+            RunState::Failed => "failed",
+            RunState::Done => "done",
+        };
+        let resume = matches!(status, "interrupted" | "failed")
+            .then(|| format!("wt run {} --run-id {}", manifest.plan_path.display(), manifest.run_id));
+        runs.push(RunStatus { status, resume, manifest });
+    }
+    if let Some(id) = &args.run_id
+        && runs.is_empty()
+    {
+        return Err(CliError::new(exit::BAD_INPUT, format!("no run {id} in {}", repo.root().display()))
+            .hint("`wt status` lists the runs of this repository"));
+    }
+    if args.json {
+        let text = serde_json::to_string_pretty(&runs)
+            .map_err(|err| CliError::new(exit::INTERNAL, err.to_string()))?;
+        println!("{text}");
+    } else if runs.is_empty() {
+        println!("no runs in {}", repo.root().display());
+    } else {
+        runs.iter().for_each(print_run);
+    }
+    Ok(exit::OK)
+}
+
+fn load_manifests(layout: &StateLayout) -> Result<Vec<RunManifest>, CliError> {
+    let Ok(entries) = std::fs::read_dir(layout.runs_dir()) else { return Ok(Vec::new()) };
+    let mut manifests = Vec::new();
+    for entry in entries.flatten() {
+        let id = entry.file_name().to_string_lossy().into_owned();
+        let path = layout.manifest(&id);
+        if path.exists() {
+            manifests.push(RunManifest::load(&path)?);
+        }
+    }
+    manifests.sort_by_key(|m| (m.started_at, m.run_id.clone()));
+    Ok(manifests)
+}
+
+fn print_run(run: &RunStatus) {
+    let m = &run.manifest;
+    println!("run {}  {}  base {}  plan {}", m.run_id, run.status, m.base, m.plan_path.display());
+    println!("  main worktree {}", m.main_worktree.display());
+    for phase in &m.phases {
+        println!(
+            "  phase {} {} ({}): {}",
+            phase.number,
+            phase.name,
+            phase.strategy.as_str(),
+            format!("{:?}", phase.state).to_lowercase()
+        );
+        for task in &phase.tasks {
+            println!(
+                "    {} {:<9} {}  {}",
+                task.number,
+                format!("{:?}", task.state).to_lowercase(),
+                task.branch,
+                task.name
+            );
+            if let Some(error) = &task.error {
+                println!("        {error}");
+            }
+        }
+    }
+    if let Some(resume) = &run.resume {
+        println!("  resume: {resume}");
+    }
+}

@@ -1,0 +1,78 @@
+use std::path::PathBuf;
+
+use crate::git::GitError;
+use crate::plan::PlanError;
+use crate::spice::SpiceError;
+use crate::store::{LockError, ManifestError};
+
+/// Why a run could not start or go on. Each variant's `hint` is the next command to try.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    #[error(transparent)]
+    Git(#[from] GitError),
+    #[error(transparent)]
+    Spice(#[from] SpiceError),
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    #[error("run {run_id} is already running (process {holder})")]
+    RunLocked { run_id: String, holder: String },
+    #[error(transparent)]
+    Lock(LockError),
+    #[error("the main checkout at {root} is on a detached HEAD, so there is no branch to stack on")]
+    NoBaseBranch { root: PathBuf },
+    #[error("base branch `{base}` does not exist in {root}")]
+    MissingBase { base: String, root: PathBuf },
+    #[error("{path} exists but is not a git worktree of this repository")]
+    NotAWorktree { path: PathBuf },
+    #[error("run {run_id} was started from a different plan ({old}); this plan is {new}")]
+    PlanChanged { run_id: String, old: PathBuf, new: PathBuf },
+    #[error("the agent kind \"claude\" is not available in this build of wt")]
+    ClaudeUnavailable,
+    #[error("linearizing phase {phase}: moving {branch} onto {onto} failed: {detail}")]
+    Linearize { phase: usize, branch: String, onto: String, detail: String },
+    #[error("the stack is not linear after phase {phase}: {detail}")]
+    NotLinear { phase: usize, detail: String },
+    #[error("{context}: {source}")]
+    Io { context: String, source: std::io::Error },
+}
+
+impl EngineError {
+    pub fn hint(&self) -> Option<String> {
+        Some(match self {
+            EngineError::Plan(err) => err.fix.clone(),
+            EngineError::RunLocked { .. } => "wait for it to finish, or watch it with `wt status`".into(),
+            EngineError::NoBaseBranch { .. } => {
+                "check a branch out in the main checkout, set base = \"<branch>\" under [run], or pass --base".into()
+            }
+            EngineError::MissingBase { .. } => {
+                "create the branch, or name an existing one with base = \"…\" under [run] or --base".into()
+            }
+            EngineError::NotAWorktree { path } => {
+                format!("move {} out of the way (it is not wt's), then run again", path.display())
+            }
+            EngineError::PlanChanged { run_id, .. } => {
+                format!("start a separate run with another --run-id, or remove this one with `wt cleanup {run_id}`")
+            }
+            EngineError::ClaudeUnavailable => {
+                "give each task a `run` command (kind = \"script\") or use --agent command --agent-command '<cmd>'"
+                    .into()
+            }
+            EngineError::Linearize { .. } => {
+                "the tasks' branches are kept; resolve the overlap between them by hand, then run the plan again"
+                    .into()
+            }
+            EngineError::Spice(SpiceError::NotFound | SpiceError::NotGitSpice { .. } | SpiceError::TooOld { .. }) => {
+                "scripts/demo and scripts/test install it into ~/.cache/spectacular-tools".into()
+            }
+            _ => return None,
+        })
+    }
+}
+
+impl From<LockError> for EngineError {
+    fn from(err: LockError) -> Self {
+        EngineError::Lock(err)
+    }
+}

@@ -1,0 +1,138 @@
+//! A parallel phase: every task in its own worktree on a branch from the phase base, at most
+//! `max_parallel` at once. Workers run on blocking threads and report over a channel; only this
+//! coordinator touches the manifest and the display. A failed task never stops its siblings.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use tokio::sync::{Semaphore, mpsc};
+
+use super::EngineError;
+use super::event::{Activity, Event};
+use super::prepare::check_registered;
+use super::run::Run;
+use super::sequential::{record_outcome, skipped};
+use super::task::{TaskOutcome, execute_task, place_task_branch};
+use super::workspace::Workspace;
+use crate::git;
+use crate::plan::{Phase, Task, TaskId};
+use crate::store::TaskState;
+
+enum Report {
+    Prepared(TaskId, String),
+    Activity(TaskId, Activity),
+    Finished(TaskId, Result<TaskOutcome, EngineError>),
+}
+
+/// Runs the phase's unfinished tasks; returns whether every task of the phase is verified.
+pub fn run_parallel_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<bool, EngineError> {
+    let mut pending = Vec::new();
+    for task in &phase.tasks {
+        let record = run.manifest.task(task.id);
+        if record.is_some_and(|record| record.state == TaskState::Verified) {
+            run.emit(skipped(task));
+        } else {
+            pending.push((task.clone(), record.and_then(|record| record.base_commit.clone())));
+        }
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .map_err(|source| EngineError::Io { context: "starting the task scheduler".into(), source })?;
+    runtime.block_on(coordinate(run, pending, phase_base))?;
+    Ok(phase
+        .tasks
+        .iter()
+        .all(|task| run.manifest.task(task.id).is_some_and(|r| r.state == TaskState::Verified)))
+}
+
+async fn coordinate(
+    run: &mut Run<'_>,
+    pending: Vec<(Task, Option<String>)>,
+    phase_base: &str,
+) -> Result<(), EngineError> {
+    let (sender, mut reports) = mpsc::unbounded_channel();
+    let slots = Arc::new(Semaphore::new(run.max_parallel.max(1)));
+    for (task, known_base) in pending.iter().cloned() {
+        let (ws, sender, slots, phase_base) =
+            (run.ws.clone(), sender.clone(), slots.clone(), phase_base.to_owned());
+        tokio::spawn(async move {
+            let Ok(_slot) = slots.acquire_owned().await else { return };
+            let id = task.id;
+            let worker_sender = sender.clone();
+            let joined = tokio::task::spawn_blocking(move || {
+                run_worker(&ws, &task, &phase_base, known_base, &worker_sender)
+            })
+            .await;
+            let result = joined
+                .unwrap_or_else(|err| Ok(TaskOutcome::Failed(format!("the task's worker crashed: {err}"))));
+            let _ = sender.send(Report::Finished(id, result));
+        });
+    }
+    drop(sender);
+    while let Some(report) = reports.recv().await {
+        match report {
+            Report::Prepared(id, base_commit) => {
+                run.update_task(id, |record| {
+                    record.state = TaskState::Running;
+                    record.pid = Some(std::process::id());
+                    record.base_commit = Some(base_commit);
+                    record.error = None;
+                })?;
+                if let Some((task, _)) = pending.iter().find(|(task, _)| task.id == id) {
+                    run.emit(Event::TaskStarted {
+                        task: id.to_string(),
+                        name: task.name.clone(),
+                        branch: task.branch.clone(),
+                        worktree: run.ws.task_worktree(id),
+                    });
+                }
+            }
+            Report::Activity(id, activity) => {
+                run.emit(Event::TaskActivity { task: id.to_string(), activity })
+            }
+            Report::Finished(id, result) => {
+                let outcome = result.unwrap_or_else(|err| TaskOutcome::Failed(err.to_string()));
+                let Some((task, _)) = pending.iter().find(|(task, _)| task.id == id) else { continue };
+                record_outcome(run, task, outcome)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn run_worker(
+    ws: &Workspace,
+    task: &Task,
+    phase_base: &str,
+    known_base: Option<String>,
+    reports: &mpsc::UnboundedSender<Report>,
+) -> Result<TaskOutcome, EngineError> {
+    let _ = reports.send(Report::Activity(task.id, Activity::Preparing));
+    let worktree = ws.task_worktree(task.id);
+    let base_commit = {
+        let _repo_lock = ws.repo_lock()?;
+        prepare_task_worktree(ws, task, &worktree, phase_base, known_base)?
+    };
+    let _ = reports.send(Report::Prepared(task.id, base_commit.clone()));
+    execute_task(ws, task, &worktree, &base_commit, &mut |activity| {
+        let _ = reports.send(Report::Activity(task.id, activity));
+    })
+}
+
+/// Creates the task's worktree detached at the phase base and its branch with git-spice, or
+/// reuses what an earlier attempt made. Returns the commit the task's work starts from.
+fn prepare_task_worktree(
+    ws: &Workspace,
+    task: &Task,
+    worktree: &Path,
+    phase_base: &str,
+    known_base: Option<String>,
+) -> Result<String, EngineError> {
+    if worktree.exists() {
+        check_registered(&ws.repo, worktree)?;
+    } else {
+        git::add_detached(ws.repo.root(), worktree, phase_base)?;
+        git::lock_worktree(ws.repo.root(), worktree, &ws.lock_reason())?;
+    }
+    place_task_branch(ws, worktree, task, phase_base, known_base)
+}

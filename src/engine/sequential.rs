@@ -1,0 +1,80 @@
+//! A sequential phase: each task in the run's main worktree, on a new branch stacked on the
+//! previous one. The first failure stops the phase: later tasks build on it.
+
+use super::EngineError;
+use super::event::Event;
+use super::run::Run;
+use super::task::{TaskOutcome, execute_task, place_task_branch};
+use crate::plan::{Phase, Task};
+use crate::store::TaskState;
+
+/// Runs the phase's tasks on top of `phase_base`; returns whether every task was verified.
+pub fn run_sequential_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<bool, EngineError> {
+    let mut below = phase_base.to_owned();
+    for task in &phase.tasks {
+        if run.manifest.task(task.id).is_some_and(|record| record.state == TaskState::Verified) {
+            run.emit(skipped(task));
+            below = task.branch.clone();
+            continue;
+        }
+        let worktree = run.ws.main_worktree();
+        run.emit(Event::TaskStarted {
+            task: task.id.to_string(),
+            name: task.name.clone(),
+            branch: task.branch.clone(),
+            worktree: worktree.clone(),
+        });
+        let known_base = run.manifest.task(task.id).and_then(|record| record.base_commit.clone());
+        let base_commit = {
+            let _repo_lock = run.ws.repo_lock()?;
+            place_task_branch(&run.ws, &worktree, task, &below, known_base)?
+        };
+        run.update_task(task.id, |record| {
+            record.state = TaskState::Running;
+            record.pid = Some(std::process::id());
+            record.base_commit = Some(base_commit.clone());
+            record.error = None;
+        })?;
+        let ws = run.ws.clone();
+        let number = task.id.to_string();
+        let outcome = execute_task(&ws, task, &worktree, &base_commit, &mut |activity| {
+            run.emit(Event::TaskActivity { task: number.clone(), activity })
+        })?;
+        let ok = record_outcome(run, task, outcome)?;
+        if !ok {
+            return Ok(false);
+        }
+        below = task.branch.clone();
+    }
+    Ok(true)
+}
+
+/// Records a finished task in the manifest and the event stream; returns whether it passed.
+pub fn record_outcome(run: &mut Run, task: &Task, outcome: TaskOutcome) -> Result<bool, EngineError> {
+    let (state, error) = match outcome {
+        TaskOutcome::Verified => (TaskState::Verified, None),
+        TaskOutcome::Failed(error) => (TaskState::Failed, Some(error)),
+    };
+    let log = run.ws.layout.task_log(&run.ws.run_id, task.id);
+    run.update_task(task.id, |record| {
+        record.state = state;
+        record.pid = None;
+        record.error = error.clone();
+    })?;
+    run.emit(Event::TaskFinished {
+        task: task.id.to_string(),
+        name: task.name.clone(),
+        ok: error.is_none(),
+        error,
+        log,
+    });
+    Ok(state == TaskState::Verified)
+}
+
+pub fn skipped(task: &Task) -> Event {
+    Event::TaskSkipped {
+        task: task.id.to_string(),
+        name: task.name.clone(),
+        reason: "already verified in an earlier attempt".into(),
+    }
+}

@@ -1,0 +1,124 @@
+//! One task in its worktree: the agent, then a commit of what it left, then `verify`.
+//! Runs on a worker thread for parallel phases, so it touches no shared state: it reports.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::EngineError;
+use super::event::Activity;
+use super::workspace::Workspace;
+use crate::agent::{TaskContext, render_prompt, with_task_env};
+use crate::git;
+use crate::plan::{Task, commit_message};
+use crate::process::{Cmd, ExitDescription};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskOutcome {
+    Verified,
+    Failed(String),
+}
+
+/// Runs `task` in `worktree`, whose branch started at `base_commit`.
+pub fn execute_task(
+    ws: &Workspace,
+    task: &Task,
+    worktree: &Path,
+    base_commit: &str,
+    report: &mut dyn FnMut(Activity),
+) -> Result<TaskOutcome, EngineError> {
+    let prompt_file = ws.layout.prompt(&ws.run_id, task.id);
+    let log = ws.layout.task_log(&ws.run_id, task.id);
+    for dir in [prompt_file.parent(), log.parent()].into_iter().flatten() {
+        std::fs::create_dir_all(dir).map_err(|source| io("creating the run's state folders", source))?;
+    }
+    let prompt = render_prompt(ws.feature.as_deref(), task, worktree);
+    std::fs::write(&prompt_file, prompt).map_err(|source| io("writing the task prompt", source))?;
+    let context = TaskContext { run_id: &ws.run_id, task, worktree, prompt_file: &prompt_file };
+
+    report(Activity::Agent);
+    let agent = ws.agent.command(&context);
+    log_line(&log, &format!("agent: {}", agent.display()))?;
+    match agent.run_logged(&log) {
+        Ok(ExitDescription::Code(0)) => {}
+        Ok(status) => {
+            return Ok(TaskOutcome::Failed(format!(
+                "the agent {status}; its output is in {}",
+                log.display()
+            )));
+        }
+        Err(err) => return Ok(TaskOutcome::Failed(err.to_string())),
+    }
+
+    report(Activity::Committing);
+    git::commit_all(worktree, &commit_message(task))?;
+    let head = git::head_commit(worktree)?;
+    if !task.allow_empty && ws.repo.count_commits(base_commit, &head)? == 0 {
+        return Ok(TaskOutcome::Failed(
+            "no changes: the agent made no commit and left no changed file \
+             (set allow_empty = true on the task if that is expected)"
+                .into(),
+        ));
+    }
+
+    if let Some(verify) = &task.verify {
+        report(Activity::Verifying);
+        let cmd = with_task_env(Cmd::new("sh").arg("-c").arg(verify), &context);
+        log_line(&log, &format!("verify: {verify}"))?;
+        match cmd.run_logged(&log) {
+            Ok(ExitDescription::Code(0)) => {}
+            Ok(status) => {
+                return Ok(TaskOutcome::Failed(format!(
+                    "verify `{verify}` {status}; the task's commits are kept; output in {}",
+                    log.display()
+                )));
+            }
+            Err(err) => return Ok(TaskOutcome::Failed(err.to_string())),
+        }
+        let leftovers = git::status_paths(worktree)?;
+        if !leftovers.is_empty() {
+            return Ok(TaskOutcome::Failed(format!(
+                "verify left uncommitted files in {}: {}; ignore them in .gitignore or clean them up in verify",
+                worktree.display(),
+                leftovers.join(", ")
+            )));
+        }
+    }
+    Ok(TaskOutcome::Verified)
+}
+
+fn log_line(log: &Path, line: &str) -> Result<(), EngineError> {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .map_err(|source| io("writing the task log", source))?;
+    writeln!(file, "== wt: {line}").map_err(|source| io("writing the task log", source))
+}
+
+fn io(context: &str, source: std::io::Error) -> EngineError {
+    EngineError::Io { context: context.to_owned(), source }
+}
+
+/// Creates the task's branch on `below` with git-spice in `worktree` (which it checks out), or
+/// checks out the branch an earlier attempt created. Returns the commit the task's work starts
+/// from. The caller holds the repo lock.
+pub fn place_task_branch(
+    ws: &Workspace,
+    worktree: &Path,
+    task: &Task,
+    below: &str,
+    known_base: Option<String>,
+) -> Result<String, EngineError> {
+    if !ws.repo.branch_exists(&task.branch)? {
+        let base_commit = ws.repo.branch_commit(below)?.unwrap_or_default();
+        ws.spice.branch_create(worktree, &task.branch, below)?;
+        return Ok(base_commit);
+    }
+    if git::current_branch(worktree)?.as_deref() != Some(task.branch.as_str()) {
+        git::switch(worktree, &task.branch)?;
+    }
+    match known_base {
+        Some(commit) => Ok(commit),
+        None => Ok(ws.repo.branch_commit(below)?.unwrap_or_default()),
+    }
+}

@@ -1,0 +1,48 @@
+//! What every part of a run needs, shareable with the parallel workers.
+
+use std::path::PathBuf;
+
+use super::EngineError;
+use crate::agent::Agent;
+use crate::git::Repo;
+use crate::plan::TaskId;
+use crate::spice::Spice;
+use crate::store::{FileLock, StateLayout};
+
+/// The folder under the repository root that holds every run's worktrees.
+pub const WORKTREES_DIR: &str = ".worktrees";
+
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    pub repo: Repo,
+    pub spice: Spice,
+    pub layout: StateLayout,
+    pub run_id: String,
+    pub feature: Option<String>,
+    pub agent: Agent,
+}
+
+impl Workspace {
+    /// The repo-wide lock: held around every git-spice call and worktree add/remove, never
+    /// around an agent's work.
+    pub fn repo_lock(&self) -> Result<FileLock, EngineError> {
+        Ok(FileLock::acquire(&self.layout.repo_lock())?)
+    }
+
+    pub fn main_worktree(&self) -> PathBuf {
+        main_worktree_path(&self.repo, &self.run_id)
+    }
+
+    pub fn task_worktree(&self, id: TaskId) -> PathBuf {
+        self.repo.root().join(WORKTREES_DIR).join(format!("{}-{}", self.run_id, id.key()))
+    }
+
+    /// The reason recorded by `git worktree lock`, so other tools' sweeps leave ours alone.
+    pub fn lock_reason(&self) -> String {
+        format!("spectacular {} pid {}", self.run_id, std::process::id())
+    }
+}
+
+pub fn main_worktree_path(repo: &Repo, run_id: &str) -> PathBuf {
+    repo.root().join(WORKTREES_DIR).join(format!("{run_id}-main"))
+}

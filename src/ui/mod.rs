@@ -1,0 +1,25 @@
+//! How a run is shown: live progress lines on a terminal, one plain line per event otherwise,
+//! or one JSON object per line with `--json`.
+
+mod json;
+mod plain;
+mod progress;
+
+use std::io::IsTerminal;
+
+pub use json::JsonSink;
+pub use plain::{PlainSink, describe};
+pub use progress::ProgressSink;
+
+use crate::engine::EventSink;
+
+/// The sink for this invocation: JSON when asked, live progress on a terminal, plain lines else.
+pub fn sink_for(json: bool) -> Box<dyn EventSink> {
+    if json {
+        Box::new(JsonSink)
+    } else if std::io::stderr().is_terminal() {
+        Box::new(ProgressSink::new())
+    } else {
+        Box::new(PlainSink)
+    }
+}
