@@ -86,13 +86,13 @@ fn print_run(run: &RunStatus) {
             phase.number,
             phase.name,
             phase.strategy.as_str(),
-            format!("{:?}", phase.state).to_lowercase()
+            lower(phase.state)
         );
         for task in &phase.tasks {
             println!(
                 "    {} {:<9} {}  {}",
                 task.number,
-                format!("{:?}", task.state).to_lowercase(),
+                lower(task.state),
                 task.branch,
                 task.name
             );
@@ -104,4 +104,8 @@ fn print_run(run: &RunStatus) {
     if let Some(resume) = &run.resume {
         println!("  resume: {resume}");
     }
+}
+
+fn lower(state: impl std::fmt::Debug) -> String {
+    format!("{state:?}").to_lowercase()
 }

@@ -1,0 +1,211 @@
+//! Test harness: temporary repositories with a hermetic git environment, and the built `wt`
+//! binary run against real git and real git-spice (scripts/test puts git-spice on PATH).
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+pub struct TestRepo {
+    _temp: tempfile::TempDir,
+    pub root: PathBuf,
+    pub home: PathBuf,
+    pub scratch: PathBuf,
+}
+
+/// The variables every git, git-spice and wt process gets in tests.
+fn hermetic(cmd: &mut Command, home: &Path) {
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Test Author")
+        .env("GIT_AUTHOR_EMAIL", "author@example.com")
+        .env("GIT_COMMITTER_NAME", "Test Committer")
+        .env("GIT_COMMITTER_EMAIL", "committer@example.com")
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+        .env("TZ", "UTC")
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null());
+}
+
+impl TestRepo {
+    /// A repository on `main` with one commit.
+    pub fn new() -> TestRepo {
+        let temp = tempfile::tempdir().unwrap();
+        let base = temp.path().canonicalize().unwrap();
+        let (root, home, scratch) = (base.join("repo"), base.join("home"), base.join("scratch"));
+        for dir in [&root, &home, &scratch] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        let repo = TestRepo { _temp: temp, root, home, scratch };
+        repo.git(&["init", "--quiet", "--initial-branch=main"]);
+        repo.write("README.md", "# project\n");
+        repo.git(&["add", "README.md"]);
+        repo.git(&["commit", "--quiet", "-m", "initial commit"]);
+        repo
+    }
+
+    pub fn write(&self, relative: &str, content: &str) {
+        let path = self.root.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+
+    /// Writes a plan outside the repository (so it is not part of the checkout) and returns its path.
+    pub fn plan(&self, name: &str, content: &str) -> PathBuf {
+        let path = self.scratch.join(name);
+        std::fs::write(&path, content).unwrap();
+        path
+    }
+
+    pub fn command(&self, program: &str, dir: &Path) -> Command {
+        let mut cmd = Command::new(program);
+        hermetic(&mut cmd, &self.home);
+        cmd.current_dir(dir);
+        cmd
+    }
+
+    /// Runs git in `dir` and returns stdout; panics with stderr on failure.
+    pub fn git_in(&self, dir: &Path, args: &[&str]) -> String {
+        let out = self.command("git", dir).args(args).output().unwrap();
+        assert!(out.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    pub fn git(&self, args: &[&str]) -> String {
+        self.git_in(&self.root, args)
+    }
+
+    pub fn wt(&self, args: &[&str]) -> WtOutput {
+        self.wt_with_env(args, &[])
+    }
+
+    pub fn wt_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> WtOutput {
+        let mut cmd = self.command(env!("CARGO_BIN_EXE_wt"), &self.root);
+        cmd.args(args);
+        for (key, value) in env {
+            cmd.env(key, value);
+        }
+        WtOutput(cmd.output().unwrap())
+    }
+
+    pub fn branch_exists(&self, branch: &str) -> bool {
+        self.command("git", &self.root)
+            .args(["rev-parse", "--verify", "--quiet", &format!("refs/heads/{branch}")])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    }
+
+    /// Subjects of the commits in `from..to`, oldest first.
+    pub fn subjects(&self, from: &str, to: &str) -> Vec<String> {
+        self.git(&["log", "--reverse", "--format=%s", &format!("{from}..{to}")])
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// `git-spice log short --all --json`, by branch name.
+    pub fn spice_log(&self) -> BTreeMap<String, Value> {
+        let out = self.command("gs", &self.root).args(["--no-prompt", "log", "short", "--all", "--json"]).output().unwrap();
+        assert!(out.status.success(), "gs log failed: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .map(|value| (value["name"].as_str().unwrap().to_owned(), value))
+            .collect()
+    }
+
+    /// Asserts that `branches` form one linear stack on `base` in this order: each branch's
+    /// parent in git is the previous branch's tip, git-spice tracks it on the previous branch,
+    /// and nothing needs a restack.
+    pub fn assert_linear_stack(&self, base: &str, branches: &[&str]) {
+        let log = self.spice_log();
+        let mut below = base.to_owned();
+        for branch in branches {
+            let entry = log.get(*branch).unwrap_or_else(|| panic!("git-spice does not track {branch}"));
+            assert_eq!(entry["down"]["name"], below.as_str(), "{branch} should sit on {below}");
+            assert!(entry["down"].get("needsRestack").is_none(), "{branch} needs a restack: {entry}");
+            let merge_base = self.git(&["merge-base", &below, branch]);
+            assert_eq!(merge_base.trim(), self.git(&["rev-parse", &below]).trim(), "{branch} is not on {below}");
+            below = branch.to_string();
+        }
+    }
+
+    /// Everything a user could see of the main checkout: HEAD, the index file, status, and every
+    /// file's content (run artifacts under .worktrees/ aside).
+    pub fn checkout_snapshot(&self) -> CheckoutSnapshot {
+        let status = self.git(&["status", "--porcelain=v1", "--untracked-files=all", "--ignored"]);
+        let head = self.git(&["rev-parse", "HEAD"]);
+        let symbolic = self.command("git", &self.root).args(["symbolic-ref", "-q", "HEAD"]).output().unwrap();
+        let index = std::fs::read(self.root.join(".git/index")).unwrap_or_default();
+        let mut files = BTreeMap::new();
+        collect_files(&self.root, &self.root, &mut files);
+        CheckoutSnapshot {
+            head,
+            symbolic: String::from_utf8_lossy(&symbolic.stdout).into_owned(),
+            index,
+            status: status.lines().filter(|l| !l.contains(".worktrees/")).map(str::to_owned).collect(),
+            files,
+        }
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub struct CheckoutSnapshot {
+    head: String,
+    symbolic: String,
+    index: Vec<u8>,
+    status: Vec<String>,
+    files: BTreeMap<PathBuf, Vec<u8>>,
+}
+
+fn collect_files(root: &Path, dir: &Path, files: &mut BTreeMap<PathBuf, Vec<u8>>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap();
+        if name == ".git" || name == ".worktrees" {
+            continue;
+        }
+        if path.is_dir() {
+            collect_files(root, &path, files);
+        } else {
+            files.insert(path.strip_prefix(root).unwrap().to_owned(), std::fs::read(&path).unwrap());
+        }
+    }
+}
+
+pub struct WtOutput(pub Output);
+
+impl WtOutput {
+    pub fn code(&self) -> i32 {
+        self.0.status.code().unwrap_or(-1)
+    }
+
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.0.stdout).into_owned()
+    }
+
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.0.stderr).into_owned()
+    }
+
+    /// Asserts success and returns stdout.
+    pub fn ok(&self) -> String {
+        assert_eq!(self.code(), 0, "wt failed\nstdout:\n{}\nstderr:\n{}", self.stdout(), self.stderr());
+        self.stdout()
+    }
+
+    /// The JSON lines of stdout (`--json`).
+    pub fn events(&self) -> Vec<Value> {
+        self.stdout().lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+    }
+}
