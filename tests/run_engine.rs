@@ -120,11 +120,13 @@ run = "test -f one && test -f two && test -f three && echo 4 > four"
     );
     let events = repo.wt(&["run", plan.to_str().unwrap(), "--json"]);
     events.ok();
-    let branches = ["c3d4e5-task-1-1-one", "c3d4e5-task-2-1-two", "c3d4e5-task-2-2-three", "c3d4e5-task-3-1-four"];
+    let branches =
+        ["c3d4e5-task-1-1-one", "c3d4e5-task-2-1-two", "c3d4e5-task-2-2-three", "c3d4e5-task-3-1-four"];
     repo.assert_linear_stack("main", &branches);
     let finished = events.events().into_iter().find(|e| e["event"] == "run_finished").unwrap();
     assert_eq!(finished["ok"], true);
-    let stacked: Vec<&str> = finished["stack"].as_array().unwrap().iter().map(|e| e["branch"].as_str().unwrap()).collect();
+    let stacked: Vec<&str> =
+        finished["stack"].as_array().unwrap().iter().map(|e| e["branch"].as_str().unwrap()).collect();
     assert_eq!(stacked, branches);
 }
 
@@ -138,11 +140,15 @@ fn the_main_checkout_is_untouched_even_when_dirty_and_on_another_branch() {
     repo.write("untracked.txt", "mine\n");
     let before = repo.checkout_snapshot();
 
-    let plan = repo.plan("plan.toml", &PARALLEL.replace("id = \"b2c3d4\"", "id = \"b2c3d4\"\nbase = \"main\""));
+    let plan =
+        repo.plan("plan.toml", &PARALLEL.replace("id = \"b2c3d4\"", "id = \"b2c3d4\"\nbase = \"main\""));
     repo.wt(&["run", plan.to_str().unwrap()]).ok();
 
     assert_eq!(repo.checkout_snapshot(), before);
-    repo.assert_linear_stack("main", &["b2c3d4-task-1-1-french", "b2c3d4-task-1-2-german", "b2c3d4-task-1-3-spanish"]);
+    repo.assert_linear_stack(
+        "main",
+        &["b2c3d4-task-1-1-french", "b2c3d4-task-1-2-german", "b2c3d4-task-1-3-spanish"],
+    );
     let exclude = std::fs::read_to_string(repo.root.join(".git/info/exclude")).unwrap();
     assert!(exclude.lines().any(|line| line == "/.worktrees/"), "{exclude}");
 }
@@ -167,10 +173,14 @@ fn parallel_tasks_really_overlap_in_time() {
     );
     let plan = repo.plan("plan.toml", &plan);
     repo.wt(&["run", plan.to_str().unwrap()]).ok();
-    let read = |file: &str| -> u128 { std::fs::read_to_string(stamps.join(file)).unwrap().trim().parse().unwrap() };
+    let read =
+        |file: &str| -> u128 { std::fs::read_to_string(stamps.join(file)).unwrap().trim().parse().unwrap() };
     let last_start = ["a", "b", "c"].iter().map(|n| read(&format!("{n}.start"))).max().unwrap();
     let first_end = ["a", "b", "c"].iter().map(|n| read(&format!("{n}.end"))).min().unwrap();
-    assert!(last_start < first_end, "tasks ran one after another: last start {last_start} >= first end {first_end}");
+    assert!(
+        last_start < first_end,
+        "tasks ran one after another: last start {last_start} >= first end {first_end}"
+    );
 }
 
 #[test]
@@ -183,7 +193,8 @@ fn max_parallel_one_runs_parallel_tasks_one_at_a_time() {
             log = log.display()
         )
     };
-    let plan = format!("[run]\nid = \"e5f6a7\"\n[[phase]]\nstrategy = \"parallel\"\n{}{}", task("a"), task("b"));
+    let plan =
+        format!("[run]\nid = \"e5f6a7\"\n[[phase]]\nstrategy = \"parallel\"\n{}{}", task("a"), task("b"));
     let plan = repo.plan("plan.toml", &plan);
     repo.wt(&["run", plan.to_str().unwrap(), "--max-parallel", "1"]).ok();
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "start\nend\nstart\nend\n");

@@ -89,13 +89,7 @@ fn print_run(run: &RunStatus) {
             lower(phase.state)
         );
         for task in &phase.tasks {
-            println!(
-                "    {} {:<9} {}  {}",
-                task.number,
-                lower(task.state),
-                task.branch,
-                task.name
-            );
+            println!("    {} {:<9} {}  {}", task.number, lower(task.state), task.branch, task.name);
             if let Some(error) = &task.error {
                 println!("        {error}");
             }

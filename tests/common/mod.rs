@@ -114,7 +114,11 @@ impl TestRepo {
 
     /// `git-spice log short --all --json`, by branch name.
     pub fn spice_log(&self) -> BTreeMap<String, Value> {
-        let out = self.command("gs", &self.root).args(["--no-prompt", "log", "short", "--all", "--json"]).output().unwrap();
+        let out = self
+            .command("gs", &self.root)
+            .args(["--no-prompt", "log", "short", "--all", "--json"])
+            .output()
+            .unwrap();
         assert!(out.status.success(), "gs log failed: {}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8(out.stdout)
             .unwrap()
@@ -135,7 +139,11 @@ impl TestRepo {
             assert_eq!(entry["down"]["name"], below.as_str(), "{branch} should sit on {below}");
             assert!(entry["down"].get("needsRestack").is_none(), "{branch} needs a restack: {entry}");
             let merge_base = self.git(&["merge-base", &below, branch]);
-            assert_eq!(merge_base.trim(), self.git(&["rev-parse", &below]).trim(), "{branch} is not on {below}");
+            assert_eq!(
+                merge_base.trim(),
+                self.git(&["rev-parse", &below]).trim(),
+                "{branch} is not on {below}"
+            );
             below = branch.to_string();
         }
     }

@@ -1,0 +1,155 @@
+//! Bad input and missing pieces: each gets a message naming the object, the problem and the fix,
+//! a documented exit code, and changes nothing.
+
+mod common;
+
+use std::path::Path;
+
+use common::TestRepo;
+
+const PLAN: &str = "[run]\nid = \"abcdef\"\n[[phase]]\n[[phase.task]]\nname = \"t\"\nrun = \"echo > t\"\n";
+
+fn assert_nothing_created(repo: &TestRepo) {
+    assert!(!repo.root.join(".worktrees").exists(), "a .worktrees folder was created");
+    assert!(!repo.root.join(".git/spectacular").exists(), "run state was created");
+    assert!(repo.git(&["branch", "--list"]).trim() == "* main", "a branch was created");
+}
+
+#[test]
+fn a_missing_base_branch_is_located_in_the_plan() {
+    let repo = TestRepo::new();
+    let plan =
+        repo.plan("plan.toml", &PLAN.replace("id = \"abcdef\"", "id = \"abcdef\"\nbase = \"develop\""));
+    let out = repo.wt(&["run", plan.to_str().unwrap()]);
+    assert_eq!(out.code(), 2);
+    let expected = format!("error: {}:3:8: base branch `develop` does not exist", plan.display());
+    assert!(out.stderr().starts_with(&expected), "{}", out.stderr());
+    assert!(out.stderr().contains("hint: name an existing branch"), "{}", out.stderr());
+    assert_nothing_created(&repo);
+}
+
+#[test]
+fn a_bad_plan_is_refused_with_its_location_before_anything_is_created() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", &PLAN.replace("name = \"t\"", "nmae = \"t\""));
+    let out = repo.wt(&["run", plan.to_str().unwrap()]);
+    assert_eq!(out.code(), 2);
+    assert!(out.stderr().contains("plan.toml:5:1: unknown field `nmae`"), "{}", out.stderr());
+    assert_nothing_created(&repo);
+}
+
+#[test]
+fn outside_a_repository_the_message_says_so() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", PLAN);
+    let out = repo.wt(&["-C", repo.scratch.to_str().unwrap(), "run", plan.to_str().unwrap()]);
+    assert_eq!(out.code(), 3);
+    assert!(out.stderr().contains("is not inside a git repository"), "{}", out.stderr());
+}
+
+#[test]
+fn a_missing_git_spice_is_named_with_the_install_command() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", PLAN);
+    let git_dir = which_dir("git");
+    let out = repo.wt_with_env(&["run", plan.to_str().unwrap()], &[("PATH", git_dir.to_str().unwrap())]);
+    assert_eq!(out.code(), 3, "{}", out.stderr());
+    assert!(out.stderr().contains("git-spice is not installed"), "{}", out.stderr());
+    assert!(out.stderr().contains("go install go.abhg.dev/gs@v0.31.2"), "{}", out.stderr());
+    assert_nothing_created(&repo);
+}
+
+#[test]
+fn ghostscript_named_gs_is_not_mistaken_for_git_spice() {
+    let repo = TestRepo::new();
+    let fake = repo.scratch.join("fakebin");
+    std::fs::create_dir_all(&fake).unwrap();
+    std::fs::write(fake.join("gs"), "#!/bin/sh\necho 10.05.1\n").unwrap();
+    std::process::Command::new("chmod").arg("+x").arg(fake.join("gs")).status().unwrap();
+    let path = format!("{}:{}", fake.display(), which_dir("git").display());
+    let out = repo.wt_with_env(&["run", repo.plan("plan.toml", PLAN).to_str().unwrap()], &[("PATH", &path)]);
+    assert_eq!(out.code(), 3, "{}", out.stderr());
+    assert!(out.stderr().contains("probably Ghostscript"), "{}", out.stderr());
+    assert_nothing_created(&repo);
+}
+
+#[test]
+fn an_invalid_run_id_flag_is_refused() {
+    let repo = TestRepo::new();
+    let out = repo.wt(&["run", repo.plan("plan.toml", PLAN).to_str().unwrap(), "--run-id", "XYZ"]);
+    assert_eq!(out.code(), 2);
+    assert!(out.stderr().contains("--run-id XYZ: not 6 lowercase hex characters"), "{}", out.stderr());
+    assert_nothing_created(&repo);
+}
+
+#[test]
+fn a_detached_main_checkout_without_a_base_says_how_to_choose_one() {
+    let repo = TestRepo::new();
+    repo.git(&["checkout", "--quiet", "--detach"]);
+    let out = repo.wt(&["run", repo.plan("plan.toml", PLAN).to_str().unwrap()]);
+    assert_eq!(out.code(), 3);
+    assert!(out.stderr().contains("detached HEAD"), "{}", out.stderr());
+    assert!(out.stderr().contains("--base"), "{}", out.stderr());
+}
+
+#[test]
+fn a_foreign_folder_in_the_main_worktree_path_is_refused() {
+    let repo = TestRepo::new();
+    std::fs::create_dir_all(repo.root.join(".worktrees/abcdef-main")).unwrap();
+    let out = repo.wt(&["run", repo.plan("plan.toml", PLAN).to_str().unwrap()]);
+    assert_eq!(out.code(), 3, "{}", out.stderr());
+    assert!(
+        out.stderr().contains(".worktrees/abcdef-main exists but is not a git worktree"),
+        "{}",
+        out.stderr()
+    );
+}
+
+#[test]
+fn wt_plan_json_prints_the_normalized_plan() {
+    let repo = TestRepo::new();
+    let plan = repo.plan(
+        "plan.toml",
+        r#"
+[run]
+id = "a1b2c3"
+feature = "auth"
+[[phase]]
+name = "P"
+strategy = "parallel"
+[[phase.task]]
+name = "Crème brûlée: the «best» one!"
+prompt = "do it"
+files = ["a.rs"]
+acceptance = ["works"]
+verify = "true"
+[[phase.task]]
+name = "Crème brûlée: the «best» one!"
+run = "x"
+"#,
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&repo.wt(&["plan", plan.to_str().unwrap(), "--json"]).ok()).unwrap();
+    assert_eq!(json["run_id"], "a1b2c3");
+    assert_eq!(json["feature"], "auth");
+    assert_eq!(json["base"], "main", "the base resolves to the checked-out branch");
+    let task = &json["phases"][0]["tasks"][0];
+    assert_eq!(task["number"], "1.1");
+    assert_eq!(task["slug"], "creme-brulee-the-best-one");
+    assert_eq!(task["branch"], "a1b2c3-task-1-1-creme-brulee-the-best-one");
+    assert_eq!(task["files"][0], "a.rs");
+    assert_eq!(task["verify"], "true");
+    assert_eq!(task["run"], serde_json::Value::Null);
+    assert_eq!(json["phases"][0]["tasks"][1]["branch"], "a1b2c3-task-1-2-creme-brulee-the-best-one");
+    assert_eq!(json["phases"][0]["strategy"], "parallel");
+}
+
+fn which_dir(program: &str) -> std::path::PathBuf {
+    let path = std::env::var_os("PATH").unwrap();
+    std::env::split_paths(&path)
+        .find(|dir| {
+            dir.join(program).is_file() && !dir.join("gs").exists() && !dir.join("git-spice").exists()
+        })
+        .or_else(|| Some(Path::new("/usr/bin").to_owned()))
+        .unwrap()
+}

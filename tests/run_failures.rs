@@ -1,0 +1,138 @@
+//! Runs that fail: the run stops, nothing is lost, and the output says what to do next.
+
+mod common;
+
+use common::TestRepo;
+
+#[test]
+fn a_failed_parallel_task_keeps_its_work_and_lets_its_siblings_finish() {
+    let repo = TestRepo::new();
+    let plan = repo.plan(
+        "plan.toml",
+        r#"
+[run]
+id = "f00001"
+[[phase]]
+strategy = "parallel"
+[[phase.task]]
+name = "good one"
+run = "echo 1 > one"
+[[phase.task]]
+name = "bad"
+run = "echo half-done > partial.txt && exit 3"
+[[phase.task]]
+name = "good two"
+run = "sleep 0.3 && echo 2 > two"
+[[phase]]
+strategy = "sequential"
+[[phase.task]]
+name = "never runs"
+run = "echo never > never"
+"#,
+    );
+    let out = repo.wt(&["run", plan.to_str().unwrap()]);
+    assert_eq!(out.code(), 1, "stderr: {}", out.stderr());
+    let stdout = out.stdout();
+    assert!(stdout.contains("task 1.2 (bad): the agent exited with status 3"), "{stdout}");
+    assert!(stdout.contains(&format!("resume with: wt run {}", plan.display())), "{stdout}");
+    assert!(stdout.contains("logs: "), "{stdout}");
+
+    let bad_worktree = repo.root.join(".worktrees/f00001-task-1-2");
+    assert_eq!(std::fs::read_to_string(bad_worktree.join("partial.txt")).unwrap(), "half-done\n");
+    assert!(repo.branch_exists("f00001-task-1-2-bad"));
+    for (worktree, branch) in
+        [("f00001-task-1-1", "f00001-task-1-1-good-one"), ("f00001-task-1-3", "f00001-task-1-3-good-two")]
+    {
+        assert_eq!(repo.subjects("main", branch).len(), 1, "sibling {branch} finished and committed");
+        assert!(
+            repo.root.join(".worktrees").join(worktree).exists(),
+            "nothing is removed before the phase succeeds"
+        );
+    }
+    assert!(!repo.branch_exists("f00001-task-2-1-never-runs"), "the run stops after the failed phase");
+
+    let status: serde_json::Value =
+        serde_json::from_str(&repo.wt(&["status", "f00001", "--json"]).ok()).unwrap();
+    assert_eq!(status[0]["status"], "failed");
+    assert_eq!(status[0]["phases"][0]["tasks"][1]["state"], "failed");
+    assert_eq!(status[0]["phases"][0]["tasks"][0]["state"], "verified");
+}
+
+#[test]
+fn a_task_that_changes_nothing_fails_unless_allowed() {
+    let repo = TestRepo::new();
+    let plan = "[run]\nid = \"f00002\"\n[[phase]]\n[[phase.task]]\nname = \"noop\"\nrun = \"true\"\n";
+    let out = repo.wt(&["run", repo.plan("plan.toml", plan).to_str().unwrap()]);
+    assert_eq!(out.code(), 1);
+    assert!(out.stdout().contains("no changes"), "{}", out.stdout());
+    assert!(out.stdout().contains("allow_empty = true"), "{}", out.stdout());
+
+    let allowed =
+        plan.replace("f00002", "f00003").replace("run = \"true\"", "run = \"true\"\nallow_empty = true");
+    repo.wt(&["run", repo.plan("allowed.toml", &allowed).to_str().unwrap()]).ok();
+    assert!(repo.branch_exists("f00003-task-1-1-noop"));
+}
+
+#[test]
+fn a_failed_verify_keeps_the_commit_and_stops_the_sequence() {
+    let repo = TestRepo::new();
+    let plan = repo.plan(
+        "plan.toml",
+        r#"
+[run]
+id = "f00004"
+[[phase]]
+[[phase.task]]
+name = "writes code"
+run = "echo code > code.txt"
+verify = "echo checking; exit 7"
+[[phase.task]]
+name = "second"
+run = "echo 2 > two"
+"#,
+    );
+    let out = repo.wt(&["run", plan.to_str().unwrap()]);
+    assert_eq!(out.code(), 1);
+    assert!(out.stdout().contains("verify `echo checking; exit 7` exited with status 7"), "{}", out.stdout());
+    assert_eq!(repo.subjects("main", "f00004-task-1-1-writes-code"), ["[Task 1.1] writes code"]);
+    assert!(!repo.branch_exists("f00004-task-1-2-second"));
+    let log =
+        std::fs::read_to_string(repo.root.join(".git/spectacular/runs/f00004/logs/task-1-1.log")).unwrap();
+    assert!(log.contains("checking"), "verify output is in the task log: {log}");
+}
+
+#[test]
+fn running_the_plan_again_after_a_failure_finishes_it_without_redoing_verified_tasks() {
+    let repo = TestRepo::new();
+    let gate = repo.scratch.join("gate");
+    let counter = repo.scratch.join("counter");
+    let plan = repo.plan(
+        "plan.toml",
+        &format!(
+            r#"
+[[phase]]
+strategy = "parallel"
+[[phase.task]]
+name = "steady"
+run = "echo run >> {counter} && echo s > steady"
+[[phase.task]]
+name = "flaky"
+run = "test -f {gate} && echo f > flaky"
+"#,
+            counter = counter.display(),
+            gate = gate.display()
+        ),
+    );
+    assert_eq!(repo.wt(&["run", plan.to_str().unwrap()]).code(), 1);
+    std::fs::write(&gate, "open").unwrap();
+    let out = repo.wt(&["run", plan.to_str().unwrap(), "--json"]);
+    out.ok();
+    assert_eq!(std::fs::read_to_string(&counter).unwrap(), "run\n", "the verified task did not run again");
+    let skipped = out.events().into_iter().filter(|e| e["event"] == "task_skipped").count();
+    assert_eq!(skipped, 1);
+    let run_id = out.events()[0]["run_id"].as_str().unwrap().to_owned();
+    repo.assert_linear_stack(
+        "main",
+        &[&format!("{run_id}-task-1-1-steady"), &format!("{run_id}-task-1-2-flaky")],
+    );
+}
