@@ -1,10 +1,10 @@
-//! After a parallel phase: release the task branches, stack them in plan order with
-//! `git-spice upstack onto`, check the top out in the main worktree, remove the task worktrees.
+//! After a parallel phase: release the task branches by removing their worktrees, stack them in
+//! plan order with `git-spice upstack onto`, and check the top out in the main worktree.
+//! Removing a worktree never deletes its branch, and every task's work is committed by now.
 
 use super::EngineError;
 use super::event::Event;
 use super::run::Run;
-use super::stack::check_linear;
 use crate::git;
 use crate::plan::Phase;
 use crate::store::PhaseState;
@@ -20,13 +20,7 @@ pub fn linearize_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> Result
     let main = ws.main_worktree();
     {
         let _repo_lock = ws.repo_lock()?;
-        // A branch checked out in another worktree cannot be rebased (and restacks skip it).
-        for task in &phase.tasks {
-            let worktree = ws.task_worktree(task.id);
-            if worktree.exists() && git::current_branch(&worktree)?.is_some() {
-                git::detach(&worktree)?;
-            }
-        }
+        release_branches(run, phase)?;
         let mut below = phase_base;
         for branch in &branches {
             if below != phase_base {
@@ -48,15 +42,14 @@ pub fn linearize_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> Result
             git::switch(&main, below)?;
         }
     }
-    let expected = std::iter::once(phase_base).chain(branches.iter().map(String::as_str));
-    check_linear(&ws, phase.number, expected)?;
-    remove_task_worktrees(run, phase)
+    super::check_stack_through(run, phase.number)
 }
 
-/// Removes the phase's task worktrees; one with changes is kept, and the user is told.
-fn remove_task_worktrees(run: &mut Run, phase: &Phase) -> Result<(), EngineError> {
-    let ws = run.ws.clone();
-    let _repo_lock = ws.repo_lock()?;
+/// A branch checked out in another worktree cannot be rebased (and restacks skip it silently),
+/// so each task worktree goes; one with uncommitted files is kept, detached, and the user told.
+/// The caller holds the repo lock.
+fn release_branches(run: &Run, phase: &Phase) -> Result<(), EngineError> {
+    let ws = &run.ws;
     for task in &phase.tasks {
         let worktree = ws.task_worktree(task.id);
         if !worktree.exists() {
@@ -65,16 +58,18 @@ fn remove_task_worktrees(run: &mut Run, phase: &Phase) -> Result<(), EngineError
         let changed = git::status_paths(&worktree)?;
         if changed.is_empty() {
             git::remove_worktree(ws.repo.root(), &worktree, false)?;
-        } else {
-            run.emit(Event::Notice {
-                message: format!(
-                    "kept {} because it has uncommitted files: {}",
-                    worktree.display(),
-                    changed.join(", ")
-                ),
-            });
+            continue;
         }
+        if git::current_branch(&worktree)?.is_some() {
+            git::detach(&worktree)?;
+        }
+        run.emit(Event::Notice {
+            message: format!(
+                "kept {} because it has uncommitted files: {}",
+                worktree.display(),
+                changed.join(", ")
+            ),
+        });
     }
-    git::prune_worktrees(ws.repo.root())?;
     Ok(())
 }

@@ -131,8 +131,7 @@ fn prepare_task_worktree(
     if worktree.exists() {
         check_registered(&ws.repo, worktree)?;
     } else {
-        git::add_detached(ws.repo.root(), worktree, phase_base)?;
-        git::lock_worktree(ws.repo.root(), worktree, &ws.lock_reason())?;
+        git::add_detached(ws.repo.root(), worktree, phase_base, &ws.lock_reason())?;
     }
     place_task_branch(ws, worktree, task, phase_base, known_base)
 }

@@ -123,8 +123,7 @@ fn ensure_main_worktree(ws: &Workspace, base: &str) -> Result<(), EngineError> {
     }
     std::fs::create_dir_all(ws.repo.root().join(WORKTREES_DIR))
         .map_err(|source| EngineError::Io { context: "creating .worktrees".into(), source })?;
-    git::add_detached(ws.repo.root(), &path, base)?;
-    git::lock_worktree(ws.repo.root(), &path, &ws.lock_reason())?;
+    git::add_detached(ws.repo.root(), &path, base, &ws.lock_reason())?;
     Ok(())
 }
 

@@ -9,9 +9,7 @@ mod worktree;
 pub use exclude::ensure_excluded;
 pub use repo::Repo;
 pub use workdir::{commit_all, current_branch, detach, head_commit, status_paths, switch};
-pub use worktree::{
-    WorktreeEntry, add_detached, list_worktrees, lock_worktree, prune_worktrees, remove_worktree,
-};
+pub use worktree::{WorktreeEntry, add_detached, list_worktrees, remove_worktree};
 
 use crate::process::ProcessError;
 

@@ -76,20 +76,6 @@ impl Repo {
         walk.hide(git2::Oid::from_str(from)?)?;
         Ok(walk.count())
     }
-
-    /// Whether `ancestor` is `descendant` or one of its ancestors.
-    pub fn is_ancestor(&self, ancestor: &str, descendant: &str) -> Result<bool, GitError> {
-        let repo = self.open()?;
-        let (a, d) = (git2::Oid::from_str(ancestor)?, git2::Oid::from_str(descendant)?);
-        Ok(a == d || repo.graph_descendant_of(d, a)?)
-    }
-
-    /// The subject line of a commit.
-    pub fn commit_subject(&self, commit: &str) -> Result<String, GitError> {
-        let repo = self.open()?;
-        let commit = repo.find_commit(git2::Oid::from_str(commit)?)?;
-        Ok(commit.summary()?.unwrap_or_default().to_owned())
-    }
 }
 
 fn canonical(path: &Path) -> PathBuf {

@@ -43,14 +43,14 @@ fn parse_porcelain(text: &str) -> Vec<WorktreeEntry> {
     entries
 }
 
-/// `git worktree add --detach <path> <commitish>`.
-pub fn add_detached(root: &Path, path: &Path, commitish: &str) -> Result<(), GitError> {
-    git(root).arg("worktree").arg("add").arg("--quiet").arg("--detach").arg(path).arg(commitish).read()?;
-    Ok(())
-}
-
-pub fn lock_worktree(root: &Path, path: &Path, reason: &str) -> Result<(), GitError> {
-    git(root).args(["worktree", "lock", "--reason", reason]).arg(path).read()?;
+/// `git worktree add --detach --lock --reason <reason> <path> <commitish>`: locked from birth so
+/// other tools' sweeps (`git worktree prune`, editors' cleanups) leave it alone.
+pub fn add_detached(root: &Path, path: &Path, commitish: &str, reason: &str) -> Result<(), GitError> {
+    git(root)
+        .args(["worktree", "add", "--quiet", "--detach", "--lock", "--reason", reason])
+        .arg(path)
+        .arg(commitish)
+        .read()?;
     Ok(())
 }
 
@@ -62,11 +62,6 @@ pub fn remove_worktree(root: &Path, path: &Path, force: bool) -> Result<(), GitE
         cmd = cmd.arg("--force");
     }
     cmd.arg(path).read()?;
-    Ok(())
-}
-
-pub fn prune_worktrees(root: &Path) -> Result<(), GitError> {
-    git(root).args(["worktree", "prune"]).read()?;
     Ok(())
 }
 

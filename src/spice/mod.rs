@@ -73,10 +73,6 @@ impl Spice {
         Ok(Spice { bin: bin.to_owned() })
     }
 
-    pub fn path(&self) -> &Path {
-        &self.bin
-    }
-
     fn cmd(&self, dir: &Path) -> Cmd {
         Cmd::new(&self.bin)
             .dir(dir)
