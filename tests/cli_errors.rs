@@ -153,3 +153,19 @@ fn which_dir(program: &str) -> std::path::PathBuf {
         .or_else(|| Some(Path::new("/usr/bin").to_owned()))
         .unwrap()
 }
+
+#[test]
+fn a_branch_with_a_task_name_that_this_run_did_not_create_is_never_reused() {
+    let repo = TestRepo::new();
+    repo.git(&["branch", "abcdef-task-1-1-t"]);
+    let before = repo.git(&["rev-parse", "abcdef-task-1-1-t"]);
+    let out = repo.wt(&["run", repo.plan("plan.toml", PLAN).to_str().unwrap()]);
+    assert_eq!(out.code(), 3, "{}", out.stderr());
+    assert!(
+        out.stderr().contains("branch abcdef-task-1-1-t already exists and was not created by run abcdef"),
+        "{}",
+        out.stderr()
+    );
+    assert!(out.stderr().contains("--run-id"), "{}", out.stderr());
+    assert_eq!(repo.git(&["rev-parse", "abcdef-task-1-1-t"]), before, "the user's branch is untouched");
+}

@@ -28,6 +28,8 @@ pub enum EngineError {
     NotAWorktree { path: PathBuf },
     #[error("run {run_id} was started from a different plan ({old}); this plan is {new}")]
     PlanChanged { run_id: String, old: PathBuf, new: PathBuf },
+    #[error("branch {branch} already exists and was not created by run {run_id}")]
+    BranchTaken { branch: String, run_id: String },
     #[error("the agent kind \"claude\" is not available in this build of wt")]
     ClaudeUnavailable,
     #[error("linearizing phase {phase}: moving {branch} onto {onto} failed: {detail}")]
@@ -54,6 +56,9 @@ impl EngineError {
             }
             EngineError::PlanChanged { run_id, .. } => {
                 format!("start a separate run with another --run-id, or remove this one with `wt cleanup {run_id}`")
+            }
+            EngineError::BranchTaken { .. } => {
+                "rename or delete that branch, or run the plan under another --run-id".into()
             }
             EngineError::ClaudeUnavailable => {
                 "give each task a `run` command (kind = \"script\") or use --agent command --agent-command '<cmd>'"

@@ -19,7 +19,7 @@ use crate::plan::{Phase, Task, TaskId};
 use crate::store::TaskState;
 
 enum Report {
-    Prepared(TaskId, String),
+    Prepared(TaskId),
     Activity(TaskId, Activity),
     Finished(TaskId, Result<TaskOutcome, EngineError>),
 }
@@ -32,13 +32,18 @@ pub fn run_parallel_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> Res
         if record.is_some_and(|record| record.state == TaskState::Verified) {
             run.emit(skipped(task));
         } else {
-            pending.push((task.clone(), record.and_then(|record| record.base_commit.clone())));
+            pending.push(task.clone());
         }
+    }
+    let mut claimed = Vec::with_capacity(pending.len());
+    for task in pending {
+        let base_commit = run.claim_task(&task, phase_base)?;
+        claimed.push((task, base_commit));
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .map_err(|source| EngineError::Io { context: "starting the task scheduler".into(), source })?;
-    runtime.block_on(coordinate(run, pending, phase_base))?;
+    runtime.block_on(coordinate(run, claimed, phase_base))?;
     Ok(phase
         .tasks
         .iter()
@@ -47,12 +52,12 @@ pub fn run_parallel_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> Res
 
 async fn coordinate(
     run: &mut Run<'_>,
-    pending: Vec<(Task, Option<String>)>,
+    pending: Vec<(Task, String)>,
     phase_base: &str,
 ) -> Result<(), EngineError> {
     let (sender, mut reports) = mpsc::unbounded_channel();
     let slots = Arc::new(Semaphore::new(run.max_parallel.max(1)));
-    for (task, known_base) in pending.iter().cloned() {
+    for (task, base_commit) in pending.iter().cloned() {
         let (ws, sender, slots, phase_base) =
             (run.ws.clone(), sender.clone(), slots.clone(), phase_base.to_owned());
         tokio::spawn(async move {
@@ -60,7 +65,7 @@ async fn coordinate(
             let id = task.id;
             let worker_sender = sender.clone();
             let joined = tokio::task::spawn_blocking(move || {
-                run_worker(&ws, &task, &phase_base, known_base, &worker_sender)
+                run_worker(&ws, &task, &phase_base, &base_commit, &worker_sender)
             })
             .await;
             let result = joined
@@ -71,11 +76,10 @@ async fn coordinate(
     drop(sender);
     while let Some(report) = reports.recv().await {
         match report {
-            Report::Prepared(id, base_commit) => {
+            Report::Prepared(id) => {
                 run.update_task(id, |record| {
                     record.state = TaskState::Running;
                     record.pid = Some(std::process::id());
-                    record.base_commit = Some(base_commit);
                     record.error = None;
                 })?;
                 if let Some((task, _)) = pending.iter().find(|(task, _)| task.id == id) {
@@ -104,34 +108,33 @@ fn run_worker(
     ws: &Workspace,
     task: &Task,
     phase_base: &str,
-    known_base: Option<String>,
+    base_commit: &str,
     reports: &mpsc::UnboundedSender<Report>,
 ) -> Result<TaskOutcome, EngineError> {
     let _ = reports.send(Report::Activity(task.id, Activity::Preparing));
     let worktree = ws.task_worktree(task.id);
-    let base_commit = {
+    {
         let _repo_lock = ws.repo_lock()?;
-        prepare_task_worktree(ws, task, &worktree, phase_base, known_base)?
-    };
-    let _ = reports.send(Report::Prepared(task.id, base_commit.clone()));
-    execute_task(ws, task, &worktree, &base_commit, &mut |activity| {
+        prepare_task_worktree(ws, task, &worktree, phase_base)?;
+    }
+    let _ = reports.send(Report::Prepared(task.id));
+    execute_task(ws, task, &worktree, base_commit, &mut |activity| {
         let _ = reports.send(Report::Activity(task.id, activity));
     })
 }
 
 /// Creates the task's worktree detached at the phase base and its branch with git-spice, or
-/// reuses what an earlier attempt made. Returns the commit the task's work starts from.
+/// reuses what an earlier attempt made.
 fn prepare_task_worktree(
     ws: &Workspace,
     task: &Task,
     worktree: &Path,
     phase_base: &str,
-    known_base: Option<String>,
-) -> Result<String, EngineError> {
+) -> Result<(), EngineError> {
     if worktree.exists() {
         check_registered(&ws.repo, worktree)?;
     } else {
         git::add_detached(ws.repo.root(), worktree, phase_base, &ws.lock_reason())?;
     }
-    place_task_branch(ws, worktree, task, phase_base, known_base)
+    place_task_branch(ws, worktree, task, phase_base)
 }

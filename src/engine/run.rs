@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::EngineError;
 use super::event::{Event, EventSink};
 use super::workspace::Workspace;
-use crate::plan::{Plan, TaskId};
+use crate::plan::{Plan, Task, TaskId};
 use crate::store::{EventLog, FileLock, RunManifest, TaskRecord};
 
 pub struct Run<'s> {
@@ -55,6 +55,24 @@ impl<'s> Run<'s> {
 
     pub fn save(&mut self) -> Result<(), EngineError> {
         Ok(self.manifest.save(&self.manifest_path)?)
+    }
+
+    /// Records, before the task's branch is created, the commit it starts from: from then on a
+    /// branch of that name is this run's. A branch that exists without such a record is someone
+    /// else's and is refused. Returns the task's base commit.
+    pub fn claim_task(&mut self, task: &Task, below: &str) -> Result<String, EngineError> {
+        if let Some(base) = self.manifest.task(task.id).and_then(|record| record.base_commit.clone()) {
+            return Ok(base);
+        }
+        if self.ws.repo.branch_exists(&task.branch)? {
+            return Err(EngineError::BranchTaken {
+                branch: task.branch.clone(),
+                run_id: self.ws.run_id.clone(),
+            });
+        }
+        let base = self.ws.repo.branch_commit(below)?.unwrap_or_default();
+        self.update_task(task.id, |record| record.base_commit = Some(base.clone()))?;
+        Ok(base)
     }
 
     pub fn update_task(

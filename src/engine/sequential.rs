@@ -24,15 +24,14 @@ pub fn run_sequential_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> R
             branch: task.branch.clone(),
             worktree: worktree.clone(),
         });
-        let known_base = run.manifest.task(task.id).and_then(|record| record.base_commit.clone());
-        let base_commit = {
+        let base_commit = run.claim_task(task, &below)?;
+        {
             let _repo_lock = run.ws.repo_lock()?;
-            place_task_branch(&run.ws, &worktree, task, &below, known_base)?
-        };
+            place_task_branch(&run.ws, &worktree, task, &below)?;
+        }
         run.update_task(task.id, |record| {
             record.state = TaskState::Running;
             record.pid = Some(std::process::id());
-            record.base_commit = Some(base_commit.clone());
             record.error = None;
         })?;
         let ws = run.ws.clone();

@@ -100,25 +100,18 @@ fn io(context: &str, source: std::io::Error) -> EngineError {
 }
 
 /// Creates the task's branch on `below` with git-spice in `worktree` (which it checks out), or
-/// checks out the branch an earlier attempt created. Returns the commit the task's work starts
-/// from. The caller holds the repo lock.
+/// checks out the branch an earlier attempt of this run created. The caller has recorded the
+/// task's base commit (the claim that the branch is this run's) and holds the repo lock.
 pub fn place_task_branch(
     ws: &Workspace,
     worktree: &Path,
     task: &Task,
     below: &str,
-    known_base: Option<String>,
-) -> Result<String, EngineError> {
+) -> Result<(), EngineError> {
     if !ws.repo.branch_exists(&task.branch)? {
-        let base_commit = ws.repo.branch_commit(below)?.unwrap_or_default();
         ws.spice.branch_create(worktree, &task.branch, below)?;
-        return Ok(base_commit);
-    }
-    if git::current_branch(worktree)?.as_deref() != Some(task.branch.as_str()) {
+    } else if git::current_branch(worktree)?.as_deref() != Some(task.branch.as_str()) {
         git::switch(worktree, &task.branch)?;
     }
-    match known_base {
-        Some(commit) => Ok(commit),
-        None => Ok(ws.repo.branch_commit(below)?.unwrap_or_default()),
-    }
+    Ok(())
 }
