@@ -131,13 +131,15 @@ impl Cmd {
 
     /// Runs to completion with stdout and stderr appended to `log`; returns how it ended.
     pub fn run_logged(&self, log: &Path) -> Result<ExitDescription, ProcessError> {
+        self.start_logged(log)?.wait()
+    }
+
+    /// Starts the command with stdout and stderr appended to `log`, without waiting.
+    pub fn start_logged(&self, log: &Path) -> Result<Started, ProcessError> {
         let spawn_error = |source| ProcessError::Spawn { command: self.display(), source };
         let file = std::fs::OpenOptions::new().create(true).append(true).open(log).map_err(spawn_error)?;
-        let started = Instant::now();
-        let output = self.expression().stderr_to_stdout().stdout_file(file).run().map_err(spawn_error)?;
-        let status = ExitDescription::from(output.status);
-        self.trace(started, status);
-        Ok(status)
+        let handle = self.expression().stderr_to_stdout().stdout_file(file).start().map_err(spawn_error)?;
+        Ok(Started { handle, cmd: self.clone(), started: Instant::now() })
     }
 
     fn expression(&self) -> duct::Expression {
@@ -174,6 +176,29 @@ impl Cmd {
             let dir = dir.map(|d| d.to_string()).unwrap_or_else(|| ".".into());
             eprintln!("wt debug: {} (in {dir}) {status} after {:?}", self.display(), started.elapsed());
         }
+    }
+}
+
+/// A child started by `start_logged`.
+pub struct Started {
+    handle: duct::Handle,
+    cmd: Cmd,
+    started: Instant,
+}
+
+impl Started {
+    pub fn pid(&self) -> Option<u32> {
+        self.handle.pids().first().copied()
+    }
+
+    pub fn wait(self) -> Result<ExitDescription, ProcessError> {
+        let output = self
+            .handle
+            .wait()
+            .map_err(|source| ProcessError::Spawn { command: self.cmd.display(), source })?;
+        let status = ExitDescription::from(output.status);
+        self.cmd.trace(self.started, status);
+        Ok(status)
     }
 }
 

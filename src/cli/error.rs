@@ -94,6 +94,8 @@ impl From<EngineError> for CliError {
             | EngineError::MissingBase { .. }
             | EngineError::NotAWorktree { .. }
             | EngineError::BranchTaken { .. }
+            | EngineError::WrongBranch { .. }
+            | EngineError::DirtyWorktree { .. }
             | EngineError::ClaudeUnavailable => CliError::new(exit::ENVIRONMENT, err.to_string()),
             EngineError::PlanChanged { .. } => CliError::new(exit::BAD_INPUT, err.to_string()),
             EngineError::Linearize { .. } => CliError::new(exit::RUN_FAILED, err.to_string()),

@@ -27,6 +27,9 @@ pub struct RunArgs {
     /// At most this many parallel tasks at once.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_parallel: Option<u32>,
+    /// Go on with a plan that changed since the run started (unchanged verified tasks are kept).
+    #[arg(long)]
+    force_plan: bool,
     /// Print one JSON event per line on stdout.
     #[arg(long)]
     json: bool,
@@ -54,6 +57,7 @@ pub fn run(args: RunArgs, cwd: &Path) -> Result<u8, CliError> {
         agent_command: args.agent_command,
         max_parallel: args.max_parallel.map(|n| n as usize),
         base: args.base,
+        force_plan: args.force_plan,
     };
     let sink = ui::sink_for(args.json);
     let outcome = engine::run(request, sink.as_ref()).map_err(CliError::from)?;

@@ -26,10 +26,14 @@ pub enum EngineError {
     MissingBase { base: String, root: PathBuf },
     #[error("{path} exists but is not a git worktree of this repository")]
     NotAWorktree { path: PathBuf },
-    #[error("run {run_id} was started from a different plan ({old}); this plan is {new}")]
-    PlanChanged { run_id: String, old: PathBuf, new: PathBuf },
+    #[error("the plan of run {run_id} changed since it started ({plan}): {}", changes.join("; "))]
+    PlanChanged { run_id: String, plan: PathBuf, changes: Vec<String> },
     #[error("branch {branch} already exists and was not created by run {run_id}")]
     BranchTaken { branch: String, run_id: String },
+    #[error("{path} is on branch {branch}, which is not one of this run's branches")]
+    WrongBranch { path: PathBuf, branch: String, expected: Option<String> },
+    #[error("{path} has changes the run cannot explain: {}", files.join(", "))]
+    DirtyWorktree { path: PathBuf, files: Vec<String> },
     #[error("the agent kind \"claude\" is not available in this build of wt")]
     ClaudeUnavailable,
     #[error("linearizing phase {phase}: moving {branch} onto {onto} failed: {detail}")]
@@ -54,12 +58,21 @@ impl EngineError {
             EngineError::NotAWorktree { path } => {
                 format!("move {} out of the way (it is not wt's), then run again", path.display())
             }
-            EngineError::PlanChanged { run_id, .. } => {
-                format!("start a separate run with another --run-id, or remove this one with `wt cleanup {run_id}`")
-            }
+            EngineError::PlanChanged { run_id, .. } => format!(
+                "resume with the changed plan: add --force-plan (unchanged verified tasks are kept); \
+                 or start a separate run with another --run-id; or remove this one with `wt cleanup {run_id}`"
+            ),
             EngineError::BranchTaken { .. } => {
                 "rename or delete that branch, or run the plan under another --run-id".into()
             }
+            EngineError::WrongBranch { path, expected, .. } => match expected {
+                Some(expected) => format!("check the run's branch out again: git -C {} checkout {expected}", path.display()),
+                None => format!("detach it again: git -C {} checkout --detach", path.display()),
+            },
+            EngineError::DirtyWorktree { path, .. } => format!(
+                "commit them on their branch or stash them (git -C {} stash --include-untracked), then run again",
+                path.display()
+            ),
             EngineError::ClaudeUnavailable => {
                 "give each task a `run` command (kind = \"script\") or use --agent command --agent-command '<cmd>'"
                     .into()

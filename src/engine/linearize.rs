@@ -24,22 +24,24 @@ pub fn linearize_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> Result
         let mut below = phase_base;
         for branch in &branches {
             if below != phase_base {
-                ws.spice.upstack_onto(&main, branch, below).map_err(|err| {
-                    // Leave the main worktree as it was before the failed move; the branches
-                    // themselves are untouched by an aborted rebase.
-                    let _ = ws.spice.rebase_abort(&main);
-                    EngineError::Linearize {
-                        phase: phase.number,
-                        branch: branch.clone(),
-                        onto: below.to_owned(),
-                        detail: err.to_string(),
-                    }
+                ws.journal.step("upstack-onto", branch, || {
+                    ws.spice.upstack_onto(&main, branch, below).map_err(|err| {
+                        // Leave the main worktree as it was before the failed move; an aborted
+                        // rebase leaves the branch where it was.
+                        let _ = ws.spice.rebase_abort(&main);
+                        EngineError::Linearize {
+                            phase: phase.number,
+                            branch: branch.clone(),
+                            onto: below.to_owned(),
+                            detail: err.to_string(),
+                        }
+                    })
                 })?;
             }
             below = branch;
         }
         if git::current_branch(&main)?.as_deref() != Some(below) {
-            git::switch(&main, below)?;
+            ws.journal.step("checkout-top", below, || Ok(git::switch(&main, below)?))?;
         }
     }
     super::check_stack_through(run, phase.number)
@@ -57,7 +59,9 @@ fn release_branches(run: &Run, phase: &Phase) -> Result<(), EngineError> {
         }
         let changed = git::status_paths(&worktree)?;
         if changed.is_empty() {
-            git::remove_worktree(ws.repo.root(), &worktree, false)?;
+            let target = task.id.to_string();
+            ws.journal
+                .step("release", &target, || Ok(git::remove_worktree(ws.repo.root(), &worktree, false)?))?;
             continue;
         }
         if git::current_branch(&worktree)?.is_some() {

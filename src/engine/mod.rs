@@ -4,9 +4,11 @@
 
 mod error;
 mod event;
+mod journal;
 mod linearize;
 mod parallel;
 mod prepare;
+mod reconcile;
 mod run;
 mod sequential;
 mod stack;
@@ -32,6 +34,8 @@ pub struct RunRequest {
     pub agent_command: Option<String>,
     pub max_parallel: Option<usize>,
     pub base: Option<String>,
+    /// Go on with a plan that changed since the run started.
+    pub force_plan: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -55,14 +59,21 @@ pub fn run(request: RunRequest, sink: &dyn EventSink) -> Result<RunOutcome, Engi
     });
     let mut below = run.manifest.base.clone();
     let phases = run.plan.phases.clone();
-    let resumed_done = run.manifest.phases.iter().all(|phase| phase.state == PhaseState::Done);
+    // Whether a phase ran in this invocation: the phases done before it may then sit on a top
+    // that moved (a changed plan, a task whose branch was deleted) and must follow it.
+    let mut moved = false;
+    let mut checked_through = 0;
     for phase in &phases {
         let last_branch = phase.tasks.last().map(|task| task.branch.clone()).unwrap_or_default();
         let state = run.manifest.phases[phase.number - 1].state;
         if state == PhaseState::Done {
+            if moved {
+                reanchor(&run, phase, &below)?;
+            }
             below = last_branch;
             continue;
         }
+        moved = true;
         if let Some(record) = run.manifest.phase_mut(phase.number) {
             record.state = PhaseState::Running;
             record.base_branch = Some(below.clone());
@@ -80,6 +91,7 @@ pub fn run(request: RunRequest, sink: &dyn EventSink) -> Result<RunOutcome, Engi
                 let ok = parallel::run_parallel_phase(&mut run, phase, &below)?;
                 if ok {
                     linearize::linearize_phase(&mut run, phase, &below)?;
+                    checked_through = phase.number;
                 }
                 ok
             }
@@ -95,11 +107,34 @@ pub fn run(request: RunRequest, sink: &dyn EventSink) -> Result<RunOutcome, Engi
         }
         below = last_branch;
     }
+    check_out_top(&run, &below)?;
     // A parallel last phase was checked as it was linearized; otherwise check the whole stack now.
-    if phases.last().is_some_and(|phase| phase.strategy == Strategy::Sequential) || resumed_done {
+    if checked_through != phases.len() {
         check_stack_through(&run, phases.len())?;
     }
     finish(&mut run, true)
+}
+
+/// Moves a finished phase (and everything above it) onto the new top of the phase below.
+fn reanchor(run: &Run, phase: &crate::plan::Phase, below: &str) -> Result<(), EngineError> {
+    let Some(first) = phase.tasks.first() else { return Ok(()) };
+    let _repo_lock = run.ws.repo_lock()?;
+    let main = run.ws.main_worktree();
+    run.ws
+        .journal
+        .step("reanchor", &first.branch, || Ok(run.ws.spice.upstack_onto(&main, &first.branch, below)?))?;
+    run.emit(Event::Notice { message: format!("moved phase {} onto {below}, which changed", phase.number) });
+    Ok(())
+}
+
+/// Leaves the main worktree on the top of the stack.
+fn check_out_top(run: &Run, top: &str) -> Result<(), EngineError> {
+    let main = run.ws.main_worktree();
+    if crate::git::current_branch(&main)?.as_deref() == Some(top) {
+        return Ok(());
+    }
+    let _repo_lock = run.ws.repo_lock()?;
+    run.ws.journal.step("checkout-top", top, || Ok(crate::git::switch(&main, top)?))
 }
 
 /// Checks that the stack from the base through `phase`'s last task is linear in plan order

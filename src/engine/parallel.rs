@@ -9,18 +9,17 @@ use tokio::sync::{Semaphore, mpsc};
 
 use super::EngineError;
 use super::event::{Activity, Event};
-use super::prepare::check_registered;
+use super::prepare::ensure_worktree;
 use super::run::Run;
-use super::sequential::{record_outcome, skipped};
-use super::task::{TaskOutcome, execute_task, place_task_branch};
+use super::sequential::{record_outcome, report_progress, skipped};
+use super::task::{Progress, TaskOutcome, execute_task, place_task_branch};
 use super::workspace::Workspace;
-use crate::git;
 use crate::plan::{Phase, Task, TaskId};
 use crate::store::TaskState;
 
 enum Report {
     Prepared(TaskId),
-    Activity(TaskId, Activity),
+    Progress(TaskId, Progress),
     Finished(TaskId, Result<TaskOutcome, EngineError>),
 }
 
@@ -91,9 +90,7 @@ async fn coordinate(
                     });
                 }
             }
-            Report::Activity(id, activity) => {
-                run.emit(Event::TaskActivity { task: id.to_string(), activity })
-            }
+            Report::Progress(id, progress) => report_progress(run, id, progress),
             Report::Finished(id, result) => {
                 let outcome = result.unwrap_or_else(|err| TaskOutcome::Failed(err.to_string()));
                 let Some((task, _)) = pending.iter().find(|(task, _)| task.id == id) else { continue };
@@ -111,15 +108,15 @@ fn run_worker(
     base_commit: &str,
     reports: &mpsc::UnboundedSender<Report>,
 ) -> Result<TaskOutcome, EngineError> {
-    let _ = reports.send(Report::Activity(task.id, Activity::Preparing));
+    let _ = reports.send(Report::Progress(task.id, Progress::Activity(Activity::Preparing)));
     let worktree = ws.task_worktree(task.id);
     {
         let _repo_lock = ws.repo_lock()?;
         prepare_task_worktree(ws, task, &worktree, phase_base)?;
     }
     let _ = reports.send(Report::Prepared(task.id));
-    execute_task(ws, task, &worktree, base_commit, &mut |activity| {
-        let _ = reports.send(Report::Activity(task.id, activity));
+    execute_task(ws, task, &worktree, base_commit, &mut |progress| {
+        let _ = reports.send(Report::Progress(task.id, progress));
     })
 }
 
@@ -131,10 +128,7 @@ fn prepare_task_worktree(
     worktree: &Path,
     phase_base: &str,
 ) -> Result<(), EngineError> {
-    if worktree.exists() {
-        check_registered(&ws.repo, worktree)?;
-    } else {
-        git::add_detached(ws.repo.root(), worktree, phase_base, &ws.lock_reason())?;
-    }
-    place_task_branch(ws, worktree, task, phase_base)
+    ensure_worktree(ws, worktree, phase_base, &task.id.to_string())?;
+    ws.journal
+        .step("branch-create", &task.id.to_string(), || place_task_branch(ws, worktree, task, phase_base))
 }

@@ -1,16 +1,22 @@
-//! Prepare a run: repository, base, git-spice, run lock, ignore rules, main worktree, manifest.
+//! Prepare a run. Everything that can refuse is checked before anything is written: the agent,
+//! the repository, the base, git-spice, the worktree paths and the task branches. Then the run
+//! lock, the ignore rules, git-spice's repository record and the main worktree; on a resume, the
+//! manifest is reconciled with what git says (see `reconcile`).
 
 use std::path::Path;
 
+use super::journal::Journal;
+use super::reconcile::reconcile;
 use super::run::Run;
 use super::workspace::{WORKTREES_DIR, Workspace, main_worktree_path};
 use super::{EngineError, EventSink, RunRequest};
 use crate::agent::Agent;
 use crate::git::{self, Repo};
-use crate::plan::{AgentKind, Located, Plan, check_agent_kind, missing_command};
+use crate::plan::{self, AgentKind, Located, Plan, Strategy, check_agent_kind, missing_command};
 use crate::spice::Spice;
 use crate::store::{
-    FileLock, LockError, PhaseRecord, PhaseState, RunManifest, RunState, StateLayout, TaskRecord, TaskState,
+    EventLog, FileLock, LockError, MANIFEST_FORMAT, PhaseRecord, PhaseState, RunManifest, RunState,
+    StateLayout, TaskRecord, TaskState, write_atomic,
 };
 
 /// Patterns that keep run artifacts out of the user's `git status`.
@@ -20,48 +26,65 @@ pub const EXCLUDES: &[&str] = &["/.worktrees/", "/.claude/agents/wt-*.md"];
 const DEFAULT_MAX_PARALLEL: usize = 4;
 
 pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<(Run<'s>, bool), EngineError> {
-    let RunRequest { plan, cwd, agent_kind, agent_command, max_parallel, base } = request;
+    let RunRequest { plan, cwd, agent_kind, agent_command, max_parallel, base, force_plan } = request;
     let agent = resolve_agent(&plan, agent_kind, agent_command)?;
     let repo = Repo::discover(&cwd)?;
-    let base = resolve_base(&repo, &plan, base)?;
-    let spice = Spice::discover()?;
     let layout = StateLayout::new(repo.common_dir());
     let run_id = plan.run_id.clone();
+    let manifest_path = layout.manifest(&run_id);
+    let existing = load_existing(&manifest_path)?;
+    let base = match &existing {
+        Some(manifest) => manifest.base.clone(),
+        None => resolve_base(&repo, &plan, base)?,
+    };
+    let spice = Spice::discover()?;
+    check_worktree_paths(&repo, &plan, existing.as_ref())?;
+    check_foreign_branches(&repo, &plan, existing.as_ref())?;
+
     let run_lock = FileLock::try_acquire(&layout.run_lock(&run_id)).map_err(|err| match err {
         LockError::Held { holder, .. } => EngineError::RunLocked { run_id: run_id.clone(), holder },
         other => other.into(),
     })?;
-    let manifest_path = layout.manifest(&run_id);
-    let existing = if manifest_path.exists() { Some(RunManifest::load(&manifest_path)?) } else { None };
-    if let Some(existing) = &existing
-        && existing.plan_digest != plan.digest
+    // Another process may have finished a step between the read above and the lock.
+    let existing = load_existing(&manifest_path)?;
+    if let Some(manifest) = &existing
+        && manifest.plan_digest != plan.digest
+        && !force_plan
     {
-        return Err(EngineError::PlanChanged {
-            run_id,
-            old: existing.plan_path.clone(),
-            new: plan.source.clone(),
-        });
+        return Err(plan_changed(&layout, manifest, &plan));
     }
-    let ws = Workspace { repo, spice, layout, run_id, feature: plan.feature.clone(), agent };
-    {
-        let _repo_lock = ws.repo_lock()?;
-        git::ensure_excluded(ws.repo.common_dir(), EXCLUDES)?;
-        if !ws.repo.reference_exists("refs/spice/data")? {
-            ws.spice.repo_init(ws.repo.root(), &base)?;
-        }
-        ensure_main_worktree(&ws, &base)?;
-    }
+    let journal = Journal::new(EventLog::new(&layout.events(&run_id)));
+    let ws = Workspace { repo, spice, layout, run_id, feature: plan.feature.clone(), agent, journal };
     let resumed = existing.is_some();
     let mut manifest = match existing {
+        Some(manifest) if manifest.plan_digest != plan.digest => rebuild_for_plan(&ws, manifest, &plan),
         Some(manifest) => manifest,
         None => new_manifest(&ws, &plan, &base)?,
     };
     manifest.pid = std::process::id();
     manifest.state = RunState::Running;
+    save_plan_copy(&ws, &plan)?;
+    {
+        let _repo_lock = ws.repo_lock()?;
+        ws.journal
+            .step("exclude", "info/exclude", || Ok(git::ensure_excluded(ws.repo.common_dir(), EXCLUDES)?))?;
+        if !ws.repo.reference_exists("refs/spice/data")? {
+            ws.journal.step("spice-init", &base, || Ok(ws.spice.repo_init(ws.repo.root(), &base)?))?;
+        }
+        ensure_main_worktree(&ws, &base)?;
+    }
     let max_parallel = max_parallel.or(plan.agent.max_parallel).unwrap_or(DEFAULT_MAX_PARALLEL);
     let mut run = Run::new(ws, plan, manifest, max_parallel, sink, run_lock);
     run.save()?;
+    run.ws.journal.crash_point("manifest", "saved", true);
+    if resumed {
+        reconcile(&mut run)?;
+    }
     Ok((run, resumed))
+}
+
+fn load_existing(path: &Path) -> Result<Option<RunManifest>, EngineError> {
+    if path.exists() { Ok(Some(RunManifest::load(path)?)) } else { Ok(None) }
 }
 
 fn resolve_agent(
@@ -106,7 +129,7 @@ fn resolve_base(repo: &Repo, plan: &Plan, cli_base: Option<String>) -> Result<St
         return Ok(base);
     }
     Err(match location {
-        Some(location) => crate::plan::PlanError::at(
+        Some(location) => plan::PlanError::at(
             location,
             format!("base branch `{base}` does not exist in {}", repo.root().display()),
             "name an existing branch, or create it first",
@@ -116,27 +139,126 @@ fn resolve_base(repo: &Repo, plan: &Plan, cli_base: Option<String>) -> Result<St
     })
 }
 
-fn ensure_main_worktree(ws: &Workspace, base: &str) -> Result<(), EngineError> {
-    let path = ws.main_worktree();
-    if path.exists() {
-        return check_registered(&ws.repo, &path);
+/// Every run worktree path that exists must be a worktree git knows; anything else there is not
+/// ours to touch.
+fn check_worktree_paths(repo: &Repo, plan: &Plan, existing: Option<&RunManifest>) -> Result<(), EngineError> {
+    let registered = git::list_worktrees(repo.root())?;
+    let mut paths = vec![main_worktree_path(repo, &plan.run_id)];
+    if let Some(manifest) = existing {
+        paths.extend(manifest.phases.iter().flat_map(|p| &p.tasks).map(|t| t.worktree.clone()));
+    } else {
+        let root = repo.root().join(WORKTREES_DIR);
+        paths.extend(plan.tasks().map(|task| root.join(format!("{}-{}", plan.run_id, task.id.key()))));
     }
-    std::fs::create_dir_all(ws.repo.root().join(WORKTREES_DIR))
-        .map_err(|source| EngineError::Io { context: "creating .worktrees".into(), source })?;
-    git::add_detached(ws.repo.root(), &path, base, &ws.lock_reason())?;
+    for path in paths {
+        if path.exists() && !registered.iter().any(|entry| same_path(&entry.path, &path)) {
+            return Err(EngineError::NotAWorktree { path });
+        }
+    }
     Ok(())
 }
 
-pub fn check_registered(repo: &Repo, path: &Path) -> Result<(), EngineError> {
-    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
-    let registered = git::list_worktrees(repo.root())?
-        .iter()
-        .any(|entry| std::fs::canonicalize(&entry.path).unwrap_or_else(|_| entry.path.clone()) == canonical);
-    if registered { Ok(()) } else { Err(EngineError::NotAWorktree { path: path.to_owned() }) }
+/// A task branch that exists although this run never claimed it belongs to someone else.
+fn check_foreign_branches(
+    repo: &Repo,
+    plan: &Plan,
+    existing: Option<&RunManifest>,
+) -> Result<(), EngineError> {
+    for task in plan.tasks() {
+        let claimed = existing
+            .and_then(|m| m.task(task.id))
+            .is_some_and(|record| record.branch == task.branch && record.base_commit.is_some());
+        if !claimed && repo.branch_exists(&task.branch)? {
+            return Err(EngineError::BranchTaken {
+                branch: task.branch.clone(),
+                run_id: plan.run_id.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn plan_changed(layout: &StateLayout, manifest: &RunManifest, plan: &Plan) -> EngineError {
+    let copy = layout.plan_copy(&manifest.run_id, &plan.source);
+    let changes = match plan::load(&copy, Some(&manifest.run_id)) {
+        Ok(old) => plan::describe_changes(&old, plan),
+        Err(_) => vec!["the plan file's content differs from the one the run started with".into()],
+    };
+    EngineError::PlanChanged { run_id: manifest.run_id.clone(), plan: plan.source.clone(), changes }
+}
+
+/// Keeps the records of tasks that are still the same task (same number and branch); the rest
+/// start over. A phase stays done only if none of its tasks changed.
+fn rebuild_for_plan(ws: &Workspace, old: RunManifest, plan: &Plan) -> RunManifest {
+    let mut fresh = build_manifest(ws, plan, &old.base, &old.base_commit);
+    for phase in &mut fresh.phases {
+        let old_phase = old.phases.get(phase.number - 1);
+        let mut unchanged =
+            old_phase.is_some_and(|p| p.tasks.len() == phase.tasks.len() && p.strategy == phase.strategy);
+        for record in &mut phase.tasks {
+            let previous = old_phase.and_then(|p| p.tasks.iter().find(|t| t.number == record.number));
+            match previous {
+                Some(previous) if previous.branch == record.branch => *record = previous.clone(),
+                _ => unchanged = false,
+            }
+        }
+        if unchanged && let Some(old_phase) = old_phase {
+            phase.state = old_phase.state;
+            phase.base_branch = old_phase.base_branch.clone();
+        }
+    }
+    fresh.started_at = old.started_at;
+    fresh
+}
+
+fn save_plan_copy(ws: &Workspace, plan: &Plan) -> Result<(), EngineError> {
+    let bytes = std::fs::read(&plan.source).map_err(|source| EngineError::Io {
+        context: format!("reading {}", plan.source.display()),
+        source,
+    })?;
+    let copy = ws.layout.plan_copy(&ws.run_id, &plan.source);
+    write_atomic(&copy, &bytes)
+        .map_err(|source| EngineError::Io { context: format!("writing {}", copy.display()), source })
+}
+
+fn ensure_main_worktree(ws: &Workspace, base: &str) -> Result<(), EngineError> {
+    ensure_worktree(ws, &ws.main_worktree(), base, "main")
+}
+
+/// Creates a run worktree detached at `commitish`, locked, or keeps the one that is there; one
+/// git still records but whose folder is gone or half created is removed and made again (its
+/// branch, where the work is, stays). The caller holds the repo lock.
+pub fn ensure_worktree(
+    ws: &Workspace,
+    path: &Path,
+    commitish: &str,
+    target: &str,
+) -> Result<(), EngineError> {
+    if path.exists() && git::open_worktree(path).is_ok() {
+        return Ok(());
+    }
+    if git::list_worktrees(ws.repo.root())?.iter().any(|entry| same_path(&entry.path, path)) {
+        ws.journal
+            .step("worktree-repair", target, || Ok(git::remove_worktree(ws.repo.root(), path, true)?))?;
+    }
+    std::fs::create_dir_all(ws.repo.root().join(WORKTREES_DIR))
+        .map_err(|source| EngineError::Io { context: "creating .worktrees".into(), source })?;
+    ws.journal.step("worktree-add", target, || {
+        Ok(git::add_detached(ws.repo.root(), path, commitish, &ws.lock_reason())?)
+    })
+}
+
+pub fn same_path(a: &Path, b: &Path) -> bool {
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+    a == b || canonical(a) == canonical(b)
 }
 
 fn new_manifest(ws: &Workspace, plan: &Plan, base: &str) -> Result<RunManifest, EngineError> {
     let base_commit = ws.repo.branch_commit(base)?.unwrap_or_default();
+    Ok(build_manifest(ws, plan, base, &base_commit))
+}
+
+fn build_manifest(ws: &Workspace, plan: &Plan, base: &str, base_commit: &str) -> RunManifest {
     let now = crate::store::now();
     let phases = plan
         .phases
@@ -155,26 +277,27 @@ fn new_manifest(ws: &Workspace, plan: &Plan, base: &str) -> Result<RunManifest, 
                     name: task.name.clone(),
                     branch: task.branch.clone(),
                     worktree: match phase.strategy {
-                        crate::plan::Strategy::Sequential => ws.main_worktree(),
-                        crate::plan::Strategy::Parallel => ws.task_worktree(task.id),
+                        Strategy::Sequential => ws.main_worktree(),
+                        Strategy::Parallel => ws.task_worktree(task.id),
                     },
                     state: TaskState::Pending,
                     base_commit: None,
                     pid: None,
+                    agent_pid: None,
                     error: None,
                     log: ws.layout.task_log(&ws.run_id, task.id),
                 })
                 .collect(),
         })
         .collect();
-    Ok(RunManifest {
-        format: crate::store::MANIFEST_FORMAT,
+    RunManifest {
+        format: MANIFEST_FORMAT,
         run_id: ws.run_id.clone(),
         plan_path: plan.source.clone(),
         plan_digest: plan.digest.clone(),
         feature: plan.feature.clone(),
         base: base.to_owned(),
-        base_commit,
+        base_commit: base_commit.to_owned(),
         repo_root: ws.repo.root().to_owned(),
         main_worktree: main_worktree_path(&ws.repo, &ws.run_id),
         state: RunState::Running,
@@ -182,5 +305,5 @@ fn new_manifest(ws: &Workspace, plan: &Plan, base: &str) -> Result<RunManifest, 
         started_at: now,
         updated_at: now,
         phases,
-    })
+    }
 }

@@ -8,7 +8,7 @@ use super::EngineError;
 use super::event::{Event, EventSink};
 use super::workspace::Workspace;
 use crate::plan::{Plan, Task, TaskId};
-use crate::store::{EventLog, FileLock, RunManifest, TaskRecord};
+use crate::store::{FileLock, RunManifest, TaskRecord};
 
 pub struct Run<'s> {
     pub ws: Arc<Workspace>,
@@ -16,7 +16,6 @@ pub struct Run<'s> {
     pub manifest: RunManifest,
     pub max_parallel: usize,
     manifest_path: PathBuf,
-    events: EventLog,
     sink: &'s dyn EventSink,
     _run_lock: FileLock,
 }
@@ -31,23 +30,13 @@ impl<'s> Run<'s> {
         run_lock: FileLock,
     ) -> Self {
         let manifest_path = ws.layout.manifest(&ws.run_id);
-        let events = EventLog::new(&ws.layout.events(&ws.run_id));
-        Run {
-            ws: Arc::new(ws),
-            plan,
-            manifest,
-            max_parallel,
-            manifest_path,
-            events,
-            sink,
-            _run_lock: run_lock,
-        }
+        Run { ws: Arc::new(ws), plan, manifest, max_parallel, manifest_path, sink, _run_lock: run_lock }
     }
 
     /// Records the event in `events.jsonl` and shows it. A full disk must not stop a run
     /// midway, so a failed log write is reported and the run goes on.
     pub fn emit(&self, event: Event) {
-        if let Err(err) = self.events.append(&event) {
+        if let Err(err) = self.ws.journal.log().append(&event) {
             self.sink.emit(&Event::Notice { message: format!("could not append to the event log: {err}") });
         }
         self.sink.emit(&event);

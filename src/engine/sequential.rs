@@ -4,8 +4,8 @@
 use super::EngineError;
 use super::event::Event;
 use super::run::Run;
-use super::task::{TaskOutcome, execute_task, place_task_branch};
-use crate::plan::{Phase, Task};
+use super::task::{Progress, TaskOutcome, execute_task, place_task_branch};
+use crate::plan::{Phase, Task, TaskId};
 use crate::store::TaskState;
 
 /// Runs the phase's tasks on top of `phase_base`; returns whether every task was verified.
@@ -27,7 +27,10 @@ pub fn run_sequential_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> R
         let base_commit = run.claim_task(task, &below)?;
         {
             let _repo_lock = run.ws.repo_lock()?;
-            place_task_branch(&run.ws, &worktree, task, &below)?;
+            let target = task.id.to_string();
+            run.ws
+                .journal
+                .step("branch-create", &target, || place_task_branch(&run.ws, &worktree, task, &below))?;
         }
         run.update_task(task.id, |record| {
             record.state = TaskState::Running;
@@ -35,9 +38,8 @@ pub fn run_sequential_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> R
             record.error = None;
         })?;
         let ws = run.ws.clone();
-        let number = task.id.to_string();
-        let outcome = execute_task(&ws, task, &worktree, &base_commit, &mut |activity| {
-            run.emit(Event::TaskActivity { task: number.clone(), activity })
+        let outcome = execute_task(&ws, task, &worktree, &base_commit, &mut |progress| {
+            report_progress(run, task.id, progress)
         })?;
         let ok = record_outcome(run, task, outcome)?;
         if !ok {
@@ -46,6 +48,21 @@ pub fn run_sequential_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> R
         below = task.branch.clone();
     }
     Ok(true)
+}
+
+/// Shows a task's activity and records its agent's pid (a resumed run waits for an agent its
+/// killed predecessor left running).
+pub fn report_progress(run: &mut Run, id: TaskId, progress: Progress) {
+    match progress {
+        Progress::Activity(activity) => run.emit(Event::TaskActivity { task: id.to_string(), activity }),
+        Progress::AgentPid(pid) => {
+            if let Err(err) = run.update_task(id, |record| record.agent_pid = pid) {
+                run.emit(Event::Notice {
+                    message: format!("could not record the agent of task {id}: {err}"),
+                });
+            }
+        }
+    }
 }
 
 /// Records a finished task in the manifest and the event stream; returns whether it passed.

@@ -12,6 +12,14 @@ use crate::git;
 use crate::plan::{Task, commit_message};
 use crate::process::{Cmd, ExitDescription};
 
+/// What a running task tells its coordinator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    Activity(Activity),
+    /// The agent process started (Some) or ended (None).
+    AgentPid(Option<u32>),
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TaskOutcome {
     Verified,
@@ -24,8 +32,9 @@ pub fn execute_task(
     task: &Task,
     worktree: &Path,
     base_commit: &str,
-    report: &mut dyn FnMut(Activity),
+    report: &mut dyn FnMut(Progress),
 ) -> Result<TaskOutcome, EngineError> {
+    let target = task.id.to_string();
     let prompt_file = ws.layout.prompt(&ws.run_id, task.id);
     let log = ws.layout.task_log(&ws.run_id, task.id);
     for dir in [prompt_file.parent(), log.parent()].into_iter().flatten() {
@@ -35,10 +44,18 @@ pub fn execute_task(
     std::fs::write(&prompt_file, prompt).map_err(|source| io("writing the task prompt", source))?;
     let context = TaskContext { run_id: &ws.run_id, task, worktree, prompt_file: &prompt_file };
 
-    report(Activity::Agent);
+    report(Progress::Activity(Activity::Agent));
     let agent = ws.agent.command(&context);
     log_line(&log, &format!("agent: {}", agent.display()))?;
-    match agent.run_logged(&log) {
+    let finished = ws.journal.step("agent", &target, || {
+        let started = agent.start_logged(&log);
+        if let Ok(started) = &started {
+            report(Progress::AgentPid(started.pid()));
+        }
+        Ok(started.and_then(|started| started.wait()))
+    })?;
+    report(Progress::AgentPid(None));
+    match finished {
         Ok(ExitDescription::Code(0)) => {}
         Ok(status) => {
             return Ok(TaskOutcome::Failed(format!(
@@ -49,8 +66,8 @@ pub fn execute_task(
         Err(err) => return Ok(TaskOutcome::Failed(err.to_string())),
     }
 
-    report(Activity::Committing);
-    git::commit_all(worktree, &commit_message(task))?;
+    report(Progress::Activity(Activity::Committing));
+    ws.journal.step("commit", &target, || Ok(git::commit_all(worktree, &commit_message(task))?))?;
     let head = git::head_commit(worktree)?;
     if !task.allow_empty && ws.repo.count_commits(base_commit, &head)? == 0 {
         return Ok(TaskOutcome::Failed(
@@ -61,10 +78,10 @@ pub fn execute_task(
     }
 
     if let Some(verify) = &task.verify {
-        report(Activity::Verifying);
+        report(Progress::Activity(Activity::Verifying));
         let cmd = with_task_env(Cmd::new("sh").arg("-c").arg(verify), &context);
         log_line(&log, &format!("verify: {verify}"))?;
-        match cmd.run_logged(&log) {
+        match ws.journal.step("verify", &target, || Ok(cmd.run_logged(&log)))? {
             Ok(ExitDescription::Code(0)) => {}
             Ok(status) => {
                 return Ok(TaskOutcome::Failed(format!(

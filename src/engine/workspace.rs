@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use super::EngineError;
+use super::journal::Journal;
 use crate::agent::Agent;
 use crate::git::Repo;
 use crate::plan::TaskId;
@@ -20,6 +21,7 @@ pub struct Workspace {
     pub run_id: String,
     pub feature: Option<String>,
     pub agent: Agent,
+    pub journal: Journal,
 }
 
 impl Workspace {

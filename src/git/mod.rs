@@ -8,7 +8,10 @@ mod worktree;
 
 pub use exclude::ensure_excluded;
 pub use repo::Repo;
-pub use workdir::{commit_all, current_branch, detach, head_commit, status_paths, switch};
+pub use workdir::{
+    abort_rebase, commit_all, current_branch, detach, head_commit, open_worktree, rebase_in_progress,
+    status_paths, switch,
+};
 pub use worktree::{WorktreeEntry, add_detached, list_worktrees, remove_worktree};
 
 use crate::process::ProcessError;

@@ -8,11 +8,18 @@ use super::{GitError, git};
 /// `git status --porcelain --untracked-files=all` lists). Read in-process: this runs after every
 /// task, and a subprocess per call was a measurable share of a run.
 pub fn status_paths(dir: &Path) -> Result<Vec<String>, GitError> {
-    let repo = git2::Repository::open(dir)?;
+    let repo = open_worktree(dir)?;
     let mut options = git2::StatusOptions::new();
     options.include_untracked(true).recurse_untracked_dirs(true).include_ignored(false);
     let statuses = repo.statuses(Some(&mut options))?;
     Ok(statuses.iter().filter_map(|entry| entry.path().ok().map(str::to_owned)).collect())
+}
+
+/// Opens a worktree and resolves its HEAD: fails for a folder git cannot use (half created).
+pub fn open_worktree(dir: &Path) -> Result<git2::Repository, GitError> {
+    let repo = git2::Repository::open(dir)?;
+    repo.head()?;
+    Ok(repo)
 }
 
 /// Stages everything and commits it; returns false when there was nothing to commit.
@@ -47,5 +54,22 @@ pub fn detach(dir: &Path) -> Result<(), GitError> {
 
 pub fn switch(dir: &Path, branch: &str) -> Result<(), GitError> {
     git(dir).args(["checkout", "--quiet", branch, "--"]).read()?;
+    Ok(())
+}
+
+/// Whether a rebase (git's or git-spice's) was left under way in `dir`.
+pub fn rebase_in_progress(dir: &Path) -> Result<bool, GitError> {
+    let state = open_worktree(dir)?.state();
+    Ok(matches!(
+        state,
+        git2::RepositoryState::Rebase
+            | git2::RepositoryState::RebaseInteractive
+            | git2::RepositoryState::RebaseMerge
+    ))
+}
+
+/// `git rebase --abort`: back to the branch as it was before the rebase; no commit is lost.
+pub fn abort_rebase(dir: &Path) -> Result<(), GitError> {
+    git(dir).args(["rebase", "--abort"]).read()?;
     Ok(())
 }

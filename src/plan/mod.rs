@@ -1,5 +1,6 @@
 //! Plans: the model, the input formats, and the rules a plan must meet before anything runs.
 
+mod diff;
 mod error;
 mod model;
 pub mod run_id;
@@ -13,6 +14,7 @@ mod tests;
 
 use std::path::{Path, PathBuf};
 
+pub use diff::describe_changes;
 pub use error::{Place, PlanError};
 pub use model::{
     AgentConfig, AgentKind, Located, Location, Phase, Plan, RunIdOrigin, Strategy, Task, TaskId, branch_name,

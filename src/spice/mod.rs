@@ -94,6 +94,12 @@ impl Spice {
         Ok(())
     }
 
+    /// `branch track <branch> --base <base>`: records an existing branch.
+    pub fn branch_track(&self, dir: &Path, branch: &str, base: &str) -> Result<(), SpiceError> {
+        self.cmd(dir).args(["branch", "track", branch, "--base", base]).read()?;
+        Ok(())
+    }
+
     /// `upstack onto <onto> --branch <branch>`: rebases `branch` (and its upstack) onto `onto` in
     /// `dir` and checks `branch` out there.
     pub fn upstack_onto(&self, dir: &Path, branch: &str, onto: &str) -> Result<(), SpiceError> {

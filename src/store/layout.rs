@@ -37,6 +37,12 @@ impl StateLayout {
         self.run_dir(run_id).join("run.lock")
     }
 
+    /// The plan file as the run first saw it (to say what changed when it differs).
+    pub fn plan_copy(&self, run_id: &str, plan: &Path) -> PathBuf {
+        let extension = plan.extension().and_then(|e| e.to_str()).unwrap_or("toml");
+        self.run_dir(run_id).join(format!("plan.{extension}"))
+    }
+
     pub fn prompt(&self, run_id: &str, task: TaskId) -> PathBuf {
         self.run_dir(run_id).join("prompts").join(format!("{}.md", task.key()))
     }

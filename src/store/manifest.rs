@@ -90,7 +90,11 @@ pub struct TaskRecord {
     pub state: TaskState,
     /// The commit the task's branch started from; its own commits are base_commit..branch.
     pub base_commit: Option<String>,
+    /// The wt process that runs the task.
     pub pid: Option<u32>,
+    /// The agent process, while it runs: a resumed run waits for one its predecessor left behind.
+    #[serde(default)]
+    pub agent_pid: Option<u32>,
     pub error: Option<String>,
     pub log: PathBuf,
 }

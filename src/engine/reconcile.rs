@@ -1,0 +1,162 @@
+//! Resuming: reconcile the manifest with git, trusting git where they disagree, and say what was
+//! found. Refuses, with the fix, where going on could lose or mix up work.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::EngineError;
+use super::event::Event;
+use super::run::Run;
+use crate::git;
+use crate::plan::Strategy;
+use crate::store::{PhaseState, TaskState};
+
+pub fn reconcile(run: &mut Run) -> Result<(), EngineError> {
+    wait_for_orphan_agents(run);
+    forget_vanished_branches(run)?;
+    check_main_worktree(run)?;
+    track_untracked_branches(run)?;
+    for phase in &run.manifest.phases {
+        if phase.state == PhaseState::Linearizing {
+            run.emit(notice(format!(
+                "phase {} was interrupted while stacking; stacking resumes",
+                phase.number
+            )));
+        }
+        for task in phase.tasks.iter().filter(|t| t.state == TaskState::Running) {
+            run.emit(notice(format!(
+                "task {} ({}) was interrupted; it runs again on {}",
+                task.number, task.name, task.branch
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn notice(message: String) -> Event {
+    Event::Notice { message }
+}
+
+/// An agent of a killed wt may still be working in its worktree; running a second one there
+/// would mix their changes. Wait until it ends (its pid is checked against its working folder,
+/// so a recycled pid is not mistaken for it).
+fn wait_for_orphan_agents(run: &mut Run) {
+    let orphans: Vec<(String, u32, std::path::PathBuf)> = run
+        .manifest
+        .phases
+        .iter()
+        .flat_map(|p| &p.tasks)
+        .filter(|t| t.state == TaskState::Running)
+        .filter_map(|t| Some((t.number.clone(), t.agent_pid?, t.worktree.clone())))
+        .filter(|(_, pid, worktree)| agent_alive(*pid, worktree))
+        .collect();
+    for (task, pid, worktree) in orphans {
+        run.emit(notice(format!(
+            "the agent of task {task} (pid {pid}) from the interrupted run is still working in {}; \
+             waiting for it to finish (or stop it with `kill {pid}`)",
+            worktree.display()
+        )));
+        while agent_alive(pid, &worktree) {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+fn agent_alive(pid: u32, worktree: &Path) -> bool {
+    std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd.starts_with(worktree))
+}
+
+/// A task whose branch is gone (deleted by hand) is not done, whatever the manifest says.
+fn forget_vanished_branches(run: &mut Run) -> Result<(), EngineError> {
+    let mut vanished = Vec::new();
+    for (p, phase) in run.manifest.phases.iter().enumerate() {
+        for (t, task) in phase.tasks.iter().enumerate() {
+            if task.base_commit.is_some() && !run.ws.repo.branch_exists(&task.branch)? {
+                vanished.push((p, t));
+            }
+        }
+    }
+    for (p, t) in vanished {
+        let phase = &mut run.manifest.phases[p];
+        phase.state = PhaseState::Pending;
+        let task = &mut phase.tasks[t];
+        let message = format!("branch {} of task {} is gone; the task runs again", task.branch, task.number);
+        task.state = TaskState::Pending;
+        task.base_commit = None;
+        task.error = None;
+        run.save()?;
+        run.emit(notice(message));
+    }
+    Ok(())
+}
+
+/// The main worktree must be in a state this run explains: on one of its branches or detached,
+/// with no changes except those of an unfinished task on that task's branch.
+fn check_main_worktree(run: &mut Run) -> Result<(), EngineError> {
+    let main = run.ws.main_worktree();
+    if git::rebase_in_progress(&main)? {
+        let _repo_lock = run.ws.repo_lock()?;
+        run.ws.journal.step("rebase-abort", &main.to_string_lossy(), || Ok(git::abort_rebase(&main)?))?;
+        run.emit(notice(format!(
+            "aborted the interrupted rebase in {}; stacking starts that move again",
+            main.display()
+        )));
+    }
+    let branch = git::current_branch(&main)?;
+    let tasks = || run.manifest.phases.iter().flat_map(|p| &p.tasks);
+    if let Some(branch) = &branch
+        && !tasks().any(|t| &t.branch == branch)
+    {
+        return Err(EngineError::WrongBranch {
+            path: main.clone(),
+            branch: branch.clone(),
+            expected: tasks().filter(|t| t.base_commit.is_some()).map(|t| t.branch.clone()).last(),
+        });
+    }
+    let changed = git::status_paths(&main)?;
+    let unfinished = branch.as_ref().is_some_and(|b| {
+        tasks().any(|t| &t.branch == b && t.state != TaskState::Verified && t.worktree == main)
+    });
+    if !changed.is_empty() && !unfinished {
+        return Err(EngineError::DirtyWorktree { path: main, files: changed });
+    }
+    Ok(())
+}
+
+/// A kill inside `git-spice branch create` can leave a branch git has and git-spice does not.
+fn track_untracked_branches(run: &mut Run) -> Result<(), EngineError> {
+    let mut claimed = Vec::new();
+    let mut below = run.manifest.base.clone();
+    for phase in &run.manifest.phases {
+        let phase_base = below.clone();
+        for task in &phase.tasks {
+            let task_below = match phase.strategy {
+                Strategy::Sequential => below.clone(),
+                Strategy::Parallel => phase_base.clone(),
+            };
+            if task.base_commit.is_some() && run.ws.repo.branch_exists(&task.branch)? {
+                claimed.push((task.branch.clone(), task_below));
+            }
+            if phase.strategy == Strategy::Sequential {
+                below = task.branch.clone();
+            }
+        }
+        below = phase.tasks.last().map(|t| t.branch.clone()).unwrap_or(below);
+    }
+    if claimed.is_empty() {
+        return Ok(());
+    }
+    let main = run.ws.main_worktree();
+    let tracked = run.ws.spice.log_all(&main)?;
+    for (branch, below) in claimed {
+        if tracked.iter().any(|logged| logged.name == branch) {
+            continue;
+        }
+        let _repo_lock = run.ws.repo_lock()?;
+        run.ws
+            .journal
+            .step("branch-track", &branch, || Ok(run.ws.spice.branch_track(&main, &branch, &below)?))?;
+        run.emit(notice(format!("git-spice did not know {branch}; it now tracks it on {below}")));
+    }
+    Ok(())
+}
