@@ -4,6 +4,10 @@
 //! the caller's `GIT_DIR`/`GIT_WORK_TREE` so it operates on the directory it is given. Captured
 //! stderr goes into the error. With `WT_DEBUG=1` each call is logged to stderr with its working
 //! directory, duration and exit status.
+//!
+//! Children die with wt (`PR_SET_PDEATHSIG`), so a killed run leaves no git or git-spice process
+//! behind to race the resume; only agents, whose work is worth finishing, may outlive it
+//! (`Cmd::outlive_wt`), and a resume waits for them.
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -69,11 +73,18 @@ pub struct Cmd {
     args: Vec<OsString>,
     dir: Option<PathBuf>,
     env: Vec<(OsString, OsString)>,
+    outlives_wt: bool,
 }
 
 impl Cmd {
     pub fn new(program: impl AsRef<OsStr>) -> Self {
-        Cmd { program: program.as_ref().to_owned(), args: Vec::new(), dir: None, env: Vec::new() }
+        Cmd {
+            program: program.as_ref().to_owned(),
+            args: Vec::new(),
+            dir: None,
+            env: Vec::new(),
+            outlives_wt: false,
+        }
     }
 
     pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
@@ -97,6 +108,12 @@ impl Cmd {
 
     pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
         self.env.push((key.as_ref().to_owned(), value.as_ref().to_owned()));
+        self
+    }
+
+    /// Lets the child go on if wt dies (for agents: a resume waits for them instead).
+    pub fn outlive_wt(mut self) -> Self {
+        self.outlives_wt = true;
         self
     }
 
@@ -160,6 +177,12 @@ impl Cmd {
         if let Some(dir) = &self.dir {
             expression = expression.dir(dir);
         }
+        if !self.outlives_wt {
+            expression = expression.before_spawn(|command| {
+                die_with_parent(command);
+                Ok(())
+            });
+        }
         expression
     }
 
@@ -176,6 +199,25 @@ impl Cmd {
             let dir = dir.map(|d| d.to_string()).unwrap_or_else(|| ".".into());
             eprintln!("wt debug: {} (in {dir}) {status} after {:?}", self.display(), started.elapsed());
         }
+    }
+}
+
+fn die_with_parent(command: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: the closure runs between fork and exec and calls only prctl and getppid, which are
+    // async-signal-safe; it allocates nothing and touches no lock.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // wt may have died before prctl took effect.
+            if libc::getppid() != parent {
+                return Err(std::io::Error::other("wt exited before its child started"));
+            }
+            Ok(())
+        });
     }
 }
 
@@ -233,6 +275,35 @@ mod tests {
         assert_eq!(out.read().unwrap().stdout, "/elsewhere\n");
         let out = Cmd::new("sh").args(["-c", "echo \"${GIT_DIR-unset}\""]).read().unwrap();
         assert_eq!(out.stdout, "unset\n");
+    }
+
+    /// The state letter of a process (R, S, Z, …), or None once it is gone.
+    fn process_state(pid: u32) -> Option<char> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        stat.rsplit(')').next()?.trim().chars().next()
+    }
+
+    fn start_sleeper_from_a_thread_that_exits(cmd: Cmd) -> u32 {
+        // The parent-death signal fires when the spawning thread ends, as it would when wt dies.
+        std::thread::spawn(move || {
+            let log = std::env::temp_dir().join(format!("wt-process-test-{}.log", std::process::id()));
+            let started = cmd.start_logged(&log).unwrap();
+            let pid = started.pid().unwrap();
+            std::mem::forget(started);
+            pid
+        })
+        .join()
+        .unwrap()
+    }
+
+    #[test]
+    fn children_die_with_wt_unless_they_may_outlive_it() {
+        let dying = start_sleeper_from_a_thread_that_exits(Cmd::new("sleep").arg("30"));
+        let surviving = start_sleeper_from_a_thread_that_exits(Cmd::new("sleep").arg("30").outlive_wt());
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(matches!(process_state(dying), None | Some('Z')), "{:?}", process_state(dying));
+        assert!(matches!(process_state(surviving), Some('S') | Some('R')), "{:?}", process_state(surviving));
+        Cmd::new("kill").arg(surviving.to_string()).read().unwrap();
     }
 
     #[test]

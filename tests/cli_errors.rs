@@ -78,7 +78,7 @@ fn an_invalid_run_id_flag_is_refused() {
     let repo = TestRepo::new();
     let out = repo.wt(&["run", repo.plan("plan.toml", PLAN).to_str().unwrap(), "--run-id", "XYZ"]);
     assert_eq!(out.code(), 2);
-    assert!(out.stderr().contains("--run-id XYZ: not 6 lowercase hex characters"), "{}", out.stderr());
+    assert!(out.stderr().contains("run id XYZ: not 6 lowercase hex characters"), "{}", out.stderr());
     assert_nothing_created(&repo);
 }
 

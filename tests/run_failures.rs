@@ -34,7 +34,7 @@ run = "echo never > never"
     assert_eq!(out.code(), 1, "stderr: {}", out.stderr());
     let stdout = out.stdout();
     assert!(stdout.contains("task 1.2 (bad): the agent exited with status 3"), "{stdout}");
-    assert!(stdout.contains(&format!("resume with: wt run {}", plan.display())), "{stdout}");
+    assert!(stdout.contains("resume with: wt resume f00001"), "{stdout}");
     assert!(stdout.contains("logs: "), "{stdout}");
 
     let bad_worktree = repo.root.join(".worktrees/f00001-task-1-2");

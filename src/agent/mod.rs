@@ -42,7 +42,7 @@ impl Agent {
                 Cmd::new(program).args(words)
             }
         };
-        with_task_env(cmd, context)
+        with_task_env(cmd, context).outlive_wt()
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod error;
 mod plan_cmd;
+mod resume_cmd;
 mod run_cmd;
 mod status_cmd;
 
@@ -31,6 +32,8 @@ struct Cli {
 enum Command {
     /// Run (or resume) a plan: every task in its own worktree and branch, stacked in plan order.
     Run(run_cmd::RunArgs),
+    /// Resume an interrupted or failed run by its id (the same as running its plan again).
+    Resume(resume_cmd::ResumeArgs),
     /// Validate a plan and print it normalized.
     Plan(plan_cmd::PlanArgs),
     /// Show the runs of this repository with their phases, tasks, branches and worktrees.
@@ -45,6 +48,7 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Run(args) => run_cmd::run(args, &cwd),
+        Command::Resume(args) => resume_cmd::run(args, &cwd),
         Command::Plan(args) => plan_cmd::run(args, &cwd),
         Command::Status(args) => status_cmd::run(args, &cwd),
     };

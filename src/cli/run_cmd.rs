@@ -4,8 +4,8 @@ use clap::Args;
 
 use super::plan_cmd::relative;
 use super::{CliError, exit};
-use crate::engine::{self, RunOutcome, RunRequest};
-use crate::plan::{self, AgentKind};
+use crate::engine::{self, Overrides, RunOutcome, RunRequest};
+use crate::plan::{self, AgentKind, Plan};
 use crate::ui;
 
 #[derive(Args)]
@@ -18,6 +18,13 @@ pub struct RunArgs {
     /// The branch to stack on (default: the plan's base, else the main checkout's branch).
     #[arg(long, value_name = "BRANCH")]
     base: Option<String>,
+    #[command(flatten)]
+    options: RunOptions,
+}
+
+/// Flags shared by `wt run` and `wt resume`.
+#[derive(Args)]
+pub struct RunOptions {
     /// The agent backend: script (each task's `run`), command, or claude.
     #[arg(long, value_name = "KIND", value_parser = parse_kind)]
     agent: Option<AgentKind>,
@@ -41,38 +48,41 @@ fn parse_kind(text: &str) -> Result<AgentKind, String> {
 }
 
 pub fn run(args: RunArgs, cwd: &Path) -> Result<u8, CliError> {
-    if let Some(id) = &args.run_id
-        && !plan::run_id::is_valid(id)
-    {
-        return Err(CliError::new(exit::BAD_INPUT, format!("--run-id {id}: not 6 lowercase hex characters"))
-            .hint("pass something like --run-id a1b2c3, or leave it out"));
+    if let Some(id) = &args.run_id {
+        check_run_id(id)?;
     }
-    let plan_path = cwd.join(&args.plan);
-    let plan = plan::load(&plan_path, args.run_id.as_deref()).map_err(|err| relative(err, cwd))?;
-    let resume = resume_command(&args, &plan.run_id);
+    let plan = plan::load(&cwd.join(&args.plan), args.run_id.as_deref()).map_err(|err| relative(err, cwd))?;
+    execute(plan, cwd, args.base, args.options)
+}
+
+pub fn check_run_id(id: &str) -> Result<(), CliError> {
+    if plan::run_id::is_valid(id) {
+        return Ok(());
+    }
+    Err(CliError::new(exit::BAD_INPUT, format!("run id {id}: not 6 lowercase hex characters"))
+        .hint("run ids look like a1b2c3; `wt status` lists this repository's runs"))
+}
+
+/// Runs (or resumes) `plan` and prints the outcome; shared by `wt run` and `wt resume`.
+pub fn execute(plan: Plan, cwd: &Path, base: Option<String>, options: RunOptions) -> Result<u8, CliError> {
+    let run_id = plan.run_id.clone();
     let request = RunRequest {
         plan,
         cwd: cwd.to_owned(),
-        agent_kind: args.agent,
-        agent_command: args.agent_command,
-        max_parallel: args.max_parallel.map(|n| n as usize),
-        base: args.base,
-        force_plan: args.force_plan,
+        overrides: Overrides {
+            agent_kind: options.agent,
+            agent_command: options.agent_command,
+            max_parallel: options.max_parallel.map(|n| n as usize),
+        },
+        base,
+        force_plan: options.force_plan,
     };
-    let sink = ui::sink_for(args.json);
+    let sink = ui::sink_for(options.json);
     let outcome = engine::run(request, sink.as_ref()).map_err(CliError::from)?;
-    if !args.json {
-        print_summary(&outcome, &resume);
+    if !options.json {
+        print_summary(&outcome, &format!("wt resume {run_id}"));
     }
     Ok(if outcome.ok { exit::OK } else { exit::RUN_FAILED })
-}
-
-fn resume_command(args: &RunArgs, run_id: &str) -> String {
-    let mut command = format!("wt run {}", args.plan.display());
-    if args.run_id.is_some() {
-        command.push_str(&format!(" --run-id {run_id}"));
-    }
-    command
 }
 
 fn print_summary(outcome: &RunOutcome, resume: &str) {

@@ -40,8 +40,8 @@ pub fn run(args: StatusArgs, cwd: &Path) -> Result<u8, CliError> {
             RunState::Failed => "failed",
             RunState::Done => "done",
         };
-        let resume = matches!(status, "interrupted" | "failed")
-            .then(|| format!("wt run {} --run-id {}", manifest.plan_path.display(), manifest.run_id));
+        let resume =
+            matches!(status, "interrupted" | "failed").then(|| format!("wt resume {}", manifest.run_id));
         runs.push(RunStatus { status, resume, manifest });
     }
     if let Some(id) = &args.run_id

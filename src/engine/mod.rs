@@ -22,7 +22,8 @@ pub use event::{Activity, Event, EventSink, StackEntry};
 pub use prepare::EXCLUDES;
 pub use workspace::{WORKTREES_DIR, main_worktree_path};
 
-use crate::plan::{AgentKind, Plan, Strategy};
+use crate::plan::{Plan, Strategy};
+pub use crate::store::Overrides;
 use crate::store::{PhaseState, RunState};
 use run::Run;
 
@@ -30,9 +31,8 @@ use run::Run;
 pub struct RunRequest {
     pub plan: Plan,
     pub cwd: PathBuf,
-    pub agent_kind: Option<AgentKind>,
-    pub agent_command: Option<String>,
-    pub max_parallel: Option<usize>,
+    /// Agent and parallelism flags; a resume without them keeps the run's earlier ones.
+    pub overrides: Overrides,
     pub base: Option<String>,
     /// Go on with a plan that changed since the run started.
     pub force_plan: bool,
@@ -146,6 +146,7 @@ fn check_stack_through(run: &Run, phase: usize) -> Result<(), EngineError> {
 }
 
 fn finish(run: &mut Run, ok: bool) -> Result<RunOutcome, EngineError> {
+    run.ws.journal.crash_point("finish", &run.ws.run_id, false);
     run.manifest.state = if ok { RunState::Done } else { RunState::Failed };
     run.save()?;
     let stack = stack::stack_entries(&run.ws, &run.plan, &run.manifest.base)?;

@@ -15,8 +15,8 @@ use crate::git::{self, Repo};
 use crate::plan::{self, AgentKind, Located, Plan, Strategy, check_agent_kind, missing_command};
 use crate::spice::Spice;
 use crate::store::{
-    EventLog, FileLock, LockError, MANIFEST_FORMAT, PhaseRecord, PhaseState, RunManifest, RunState,
-    StateLayout, TaskRecord, TaskState, write_atomic,
+    EventLog, FileLock, LockError, MANIFEST_FORMAT, Overrides, PhaseRecord, PhaseState, RunManifest,
+    RunState, StateLayout, TaskRecord, TaskState, write_atomic,
 };
 
 /// Patterns that keep run artifacts out of the user's `git status`.
@@ -26,13 +26,17 @@ pub const EXCLUDES: &[&str] = &["/.worktrees/", "/.claude/agents/wt-*.md"];
 const DEFAULT_MAX_PARALLEL: usize = 4;
 
 pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<(Run<'s>, bool), EngineError> {
-    let RunRequest { plan, cwd, agent_kind, agent_command, max_parallel, base, force_plan } = request;
-    let agent = resolve_agent(&plan, agent_kind, agent_command)?;
+    let RunRequest { plan, cwd, overrides, base, force_plan } = request;
     let repo = Repo::discover(&cwd)?;
     let layout = StateLayout::new(repo.common_dir());
     let run_id = plan.run_id.clone();
     let manifest_path = layout.manifest(&run_id);
     let existing = load_existing(&manifest_path)?;
+    let overrides = match &existing {
+        Some(manifest) => overrides.or(&manifest.overrides),
+        None => overrides,
+    };
+    let agent = resolve_agent(&plan, overrides.agent_kind, overrides.agent_command.clone())?;
     let base = match &existing {
         Some(manifest) => manifest.base.clone(),
         None => resolve_base(&repo, &plan, base)?,
@@ -63,6 +67,7 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<(Run<
     };
     manifest.pid = std::process::id();
     manifest.state = RunState::Running;
+    manifest.overrides = overrides.clone();
     save_plan_copy(&ws, &plan)?;
     {
         let _repo_lock = ws.repo_lock()?;
@@ -73,7 +78,7 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<(Run<
         }
         ensure_main_worktree(&ws, &base)?;
     }
-    let max_parallel = max_parallel.or(plan.agent.max_parallel).unwrap_or(DEFAULT_MAX_PARALLEL);
+    let max_parallel = overrides.max_parallel.or(plan.agent.max_parallel).unwrap_or(DEFAULT_MAX_PARALLEL);
     let mut run = Run::new(ws, plan, manifest, max_parallel, sink, run_lock);
     run.save()?;
     run.ws.journal.crash_point("manifest", "saved", true);
@@ -304,6 +309,7 @@ fn build_manifest(ws: &Workspace, plan: &Plan, base: &str, base_commit: &str) ->
         pid: std::process::id(),
         started_at: now,
         updated_at: now,
+        overrides: Overrides::default(),
         phases,
     }
 }

@@ -13,6 +13,7 @@ use crate::store::{PhaseState, TaskState};
 
 pub fn reconcile(run: &mut Run) -> Result<(), EngineError> {
     wait_for_orphan_agents(run);
+    clear_stale_locks(run)?;
     forget_vanished_branches(run)?;
     check_main_worktree(run)?;
     track_untracked_branches(run)?;
@@ -64,6 +65,40 @@ fn wait_for_orphan_agents(run: &mut Run) {
 
 fn agent_alive(pid: u32, worktree: &Path) -> bool {
     std::fs::read_link(format!("/proc/{pid}/cwd")).is_ok_and(|cwd| cwd.starts_with(worktree))
+}
+
+/// A git process killed with wt leaves its `*.lock` files, and every later git call on that
+/// index or ref fails until they go. Only this run's worktrees and branches are cleared (nothing
+/// else works on them, and its previous process and children are dead); git-spice's shared state
+/// ref is cleared only if its lock outlives a grace period under our repo lock.
+fn clear_stale_locks(run: &mut Run) -> Result<(), EngineError> {
+    let _repo_lock = run.ws.repo_lock()?;
+    let common = run.ws.repo.common_dir().to_owned();
+    let mut stale = Vec::new();
+    let mut worktrees: Vec<std::path::PathBuf> = vec![run.ws.main_worktree()];
+    for task in run.manifest.phases.iter().flat_map(|p| &p.tasks) {
+        if !worktrees.contains(&task.worktree) {
+            worktrees.push(task.worktree.clone());
+        }
+        stale.push(common.join("refs/heads").join(format!("{}.lock", task.branch)));
+    }
+    for worktree in &worktrees {
+        if let Some(admin) = git::worktree_admin_dir(worktree) {
+            stale.extend(["index.lock", "HEAD.lock"].map(|name| admin.join(name)));
+        }
+    }
+    let spice_lock = common.join("refs/spice/data.lock");
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    while spice_lock.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    stale.push(spice_lock);
+    for lock in stale.into_iter().filter(|lock| lock.exists()) {
+        std::fs::remove_file(&lock)
+            .map_err(|source| EngineError::Io { context: format!("removing {}", lock.display()), source })?;
+        run.emit(notice(format!("removed {}, left by a git process of the interrupted run", lock.display())));
+    }
+    Ok(())
 }
 
 /// A task whose branch is gone (deleted by hand) is not done, whatever the manifest says.

@@ -61,6 +61,7 @@ impl<'s> Run<'s> {
         }
         let base = self.ws.repo.branch_commit(below)?.unwrap_or_default();
         self.update_task(task.id, |record| record.base_commit = Some(base.clone()))?;
+        self.ws.journal.crash_point("claim", &task.id.to_string(), true);
         Ok(base)
     }
 

@@ -10,7 +10,7 @@ pub use exclude::ensure_excluded;
 pub use repo::Repo;
 pub use workdir::{
     abort_rebase, commit_all, current_branch, detach, head_commit, open_worktree, rebase_in_progress,
-    status_paths, switch,
+    status_paths, switch, worktree_admin_dir,
 };
 pub use worktree::{WorktreeEntry, add_detached, list_worktrees, remove_worktree};
 

@@ -73,3 +73,11 @@ pub fn abort_rebase(dir: &Path) -> Result<(), GitError> {
     git(dir).args(["rebase", "--abort"]).read()?;
     Ok(())
 }
+
+/// The worktree's private folder in the common git directory (`.git/worktrees/<name>`), read
+/// from its `.git` file; None for a missing or main worktree.
+pub fn worktree_admin_dir(worktree: &Path) -> Option<std::path::PathBuf> {
+    let text = std::fs::read_to_string(worktree.join(".git")).ok()?;
+    let admin = text.trim().strip_prefix("gitdir:")?.trim();
+    Some(worktree.join(admin))
+}

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::write_atomic;
-use crate::plan::{Strategy, TaskId};
+use crate::plan::{AgentKind, Strategy, TaskId};
 
 /// The on-disk format this build reads and writes. A newer one is refused, never overwritten.
 pub const FORMAT: u32 = 1;
@@ -67,7 +67,29 @@ pub struct RunManifest {
     pub pid: u32,
     pub started_at: u64,
     pub updated_at: u64,
+    /// Command-line choices that a resume without flags keeps.
+    #[serde(default)]
+    pub overrides: Overrides,
     pub phases: Vec<PhaseRecord>,
+}
+
+/// `wt run` flags that change how tasks run, remembered for resumes.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Overrides {
+    pub agent_kind: Option<AgentKind>,
+    pub agent_command: Option<String>,
+    pub max_parallel: Option<usize>,
+}
+
+impl Overrides {
+    /// These choices, each falling back to `earlier`'s.
+    pub fn or(self, earlier: &Overrides) -> Overrides {
+        Overrides {
+            agent_kind: self.agent_kind.or(earlier.agent_kind),
+            agent_command: self.agent_command.or_else(|| earlier.agent_command.clone()),
+            max_parallel: self.max_parallel.or(earlier.max_parallel),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -159,6 +181,7 @@ mod tests {
             pid: 1,
             started_at: 0,
             updated_at: 0,
+            overrides: Overrides::default(),
             phases: vec![],
         }
     }

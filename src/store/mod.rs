@@ -12,8 +12,8 @@ pub use events::EventLog;
 pub use layout::StateLayout;
 pub use lock::{FileLock, LockError};
 pub use manifest::{
-    FORMAT as MANIFEST_FORMAT, ManifestError, PhaseRecord, PhaseState, RunManifest, RunState, TaskRecord,
-    TaskState,
+    FORMAT as MANIFEST_FORMAT, ManifestError, Overrides, PhaseRecord, PhaseState, RunManifest, RunState,
+    TaskRecord, TaskState,
 };
 
 /// Seconds since the Unix epoch, for records.

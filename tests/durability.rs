@@ -1,0 +1,266 @@
+//! Killed runs resume to the same correct stack, with no commit lost or doubled: crash
+//! injection at every named step (`WT_CRASH_AT`), and real `kill -9`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::TestRepo;
+
+/// Two sequential tasks (one with verify), three parallel ones, and a last sequential one.
+/// Every agent is idempotent, as the engine expects of an agent it re-runs.
+const PLAN: &str = r#"
+[run]
+id = "c0ffee"
+[[phase]]
+strategy = "sequential"
+[[phase.task]]
+name = "schema"
+run = "echo schema > schema.sql"
+verify = "test -s schema.sql"
+[[phase.task]]
+name = "model"
+run = "echo model > model.rs"
+[[phase]]
+strategy = "parallel"
+[[phase.task]]
+name = "api"
+run = "echo api > api.rs"
+[[phase.task]]
+name = "cli"
+run = "echo cli > cli.rs"
+[[phase.task]]
+name = "docs"
+run = "echo docs > docs.md"
+[[phase]]
+strategy = "sequential"
+[[phase.task]]
+name = "wire up"
+run = "test -f api.rs && test -f cli.rs && echo main > main.rs"
+"#;
+
+const BRANCHES: [&str; 6] = [
+    "c0ffee-task-1-1-schema",
+    "c0ffee-task-1-2-model",
+    "c0ffee-task-2-1-api",
+    "c0ffee-task-2-2-cli",
+    "c0ffee-task-2-3-docs",
+    "c0ffee-task-3-1-wire-up",
+];
+
+/// The run finished: one linear stack, each branch holding exactly its task's one commit.
+fn assert_complete_stack(repo: &TestRepo) {
+    repo.assert_linear_stack("main", &BRANCHES);
+    let mut below = "main".to_owned();
+    for branch in BRANCHES {
+        let subjects = repo.subjects(&below, branch);
+        assert_eq!(subjects.len(), 1, "{branch} should hold exactly one commit, has {subjects:?}");
+        below = branch.to_owned();
+    }
+    let top = repo.root.join(".worktrees/c0ffee-main");
+    for file in ["schema.sql", "model.rs", "api.rs", "cli.rs", "docs.md", "main.rs"] {
+        assert!(top.join(file).exists(), "{file} is missing from the top of the stack");
+    }
+    assert_eq!(repo.git_in(&top, &["branch", "--show-current"]).trim(), BRANCHES[5]);
+    let leftovers: Vec<_> =
+        std::fs::read_dir(repo.root.join(".worktrees")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(leftovers.len(), 1, "only the main worktree stays: {leftovers:?}");
+}
+
+fn crash_then_resume(crash_at: &str) {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", PLAN);
+    let before = repo.checkout_snapshot();
+    let crashed = repo.wt_with_env(&["run", plan.to_str().unwrap()], &[("WT_CRASH_AT", crash_at)]);
+    assert_ne!(crashed.code(), 0, "WT_CRASH_AT={crash_at} did not crash:\n{}", crashed.stderr());
+    assert!(crashed.stderr().contains("aborting at step"), "WT_CRASH_AT={crash_at}: {}", crashed.stderr());
+    let resumed = repo.wt(&["run", plan.to_str().unwrap()]);
+    assert_eq!(
+        resumed.code(),
+        0,
+        "resume after WT_CRASH_AT={crash_at} failed:\n{}\n{}",
+        resumed.stdout(),
+        resumed.stderr()
+    );
+    assert_complete_stack(&repo);
+    assert_eq!(repo.checkout_snapshot(), before, "the main checkout changed (WT_CRASH_AT={crash_at})");
+}
+
+macro_rules! crash_tests {
+    ($($name:ident: [$($step:literal),+ $(,)?];)+) => {$(
+        #[test]
+        fn $name() {
+            for step in [$($step),+] {
+                crash_then_resume(step);
+            }
+        }
+    )+};
+}
+
+crash_tests! {
+    crash_during_prepare_resumes: ["exclude", "spice-init", "spice-init:after", "worktree-add@main", "worktree-add@main:after", "manifest:after"];
+    crash_around_a_sequential_branch_resumes: ["claim@1.1:after", "branch-create@1.1", "branch-create@1.1:after", "branch-create@1.2:after"];
+    crash_around_a_sequential_agent_resumes: ["agent@1.1", "agent@1.1:after", "commit@1.1:after", "verify@1.1", "verify@1.1:after", "agent@3.1:after"];
+    crash_while_preparing_parallel_tasks_resumes: ["claim@2.3:after", "worktree-add@2.1", "worktree-add@2.2:after", "branch-create@2.1", "branch-create@2.3:after"];
+    crash_around_parallel_agents_resumes: ["agent@2.2", "agent@2.1:after", "commit@2.3", "commit@2.2:after"];
+    crash_during_linearization_resumes: ["release@2.1", "release@2.2:after", "upstack-onto@c0ffee-task-2-2-cli", "upstack-onto@c0ffee-task-2-2-cli:after", "upstack-onto@c0ffee-task-2-3-docs:after", "finish"];
+}
+
+/// A run of `wt` in its own process group, so a test can kill it alone or with its agents.
+fn spawn_wt(repo: &TestRepo, plan: &Path) -> Child {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = repo.command(env!("CARGO_BIN_EXE_wt"), &repo.root);
+    cmd.args(["run", plan.to_str().unwrap()]).stdout(Stdio::null()).stderr(Stdio::null()).process_group(0);
+    cmd.spawn().unwrap()
+}
+
+fn kill(target: &str) {
+    let status = Command::new("kill").args(["-KILL", "--", target]).status().unwrap();
+    assert!(status.success(), "kill {target} failed");
+}
+
+fn wait_for(path: &Path, deadline: Duration) {
+    let start = Instant::now();
+    while !path.exists() {
+        assert!(start.elapsed() < deadline, "{} never appeared", path.display());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Parallel agents that take a while and mark when they started.
+fn slow_plan(repo: &TestRepo, marks: &Path) -> PathBuf {
+    let task = |name: &str| {
+        format!(
+            "[[phase.task]]\nname = \"{name}\"\nrun = \"touch {marks}/{name}.started && sleep 1 && echo {name} > {name}.txt\"\n",
+            marks = marks.display()
+        )
+    };
+    let plan = format!(
+        "[run]\nid = \"5105e0\"\n[[phase]]\n[[phase.task]]\nname = \"first\"\nrun = \"echo 1 > first.txt\"\n\
+         [[phase]]\nstrategy = \"parallel\"\n{}{}{}",
+        task("a"),
+        task("b"),
+        task("c")
+    );
+    repo.plan("slow.toml", &plan)
+}
+
+fn assert_slow_plan_complete(repo: &TestRepo) {
+    let branches = ["5105e0-task-1-1-first", "5105e0-task-2-1-a", "5105e0-task-2-2-b", "5105e0-task-2-3-c"];
+    repo.assert_linear_stack("main", &branches);
+    let mut below = "main".to_owned();
+    for branch in branches {
+        assert_eq!(repo.subjects(&below, branch).len(), 1, "{branch}");
+        below = branch.to_owned();
+    }
+}
+
+#[test]
+fn kill_9_of_the_whole_process_group_at_several_moments_resumes_correctly() {
+    for delay_ms in [150, 500, 1300] {
+        let repo = TestRepo::new();
+        let marks = repo.scratch.join("marks");
+        std::fs::create_dir_all(&marks).unwrap();
+        let plan = slow_plan(&repo, &marks);
+        let before = repo.checkout_snapshot();
+        let child = spawn_wt(&repo, &plan);
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        kill(&format!("-{}", child.id()));
+        let _ = child.wait_with_output();
+        let resumed = repo.wt(&["run", plan.to_str().unwrap()]);
+        assert_eq!(
+            resumed.code(),
+            0,
+            "resume after kill at {delay_ms} ms:\n{}\n{}",
+            resumed.stdout(),
+            resumed.stderr()
+        );
+        assert_slow_plan_complete(&repo);
+        assert_eq!(repo.checkout_snapshot(), before);
+    }
+}
+
+#[test]
+fn kill_9_of_wt_alone_waits_for_its_orphaned_agents_then_resumes() {
+    let repo = TestRepo::new();
+    let marks = repo.scratch.join("marks");
+    std::fs::create_dir_all(&marks).unwrap();
+    let plan = slow_plan(&repo, &marks);
+    let mut child = spawn_wt(&repo, &plan);
+    for name in ["a", "b", "c"] {
+        wait_for(&marks.join(format!("{name}.started")), Duration::from_secs(20));
+    }
+    kill(&child.id().to_string());
+    let _ = child.wait();
+    let resumed = repo.wt(&["run", plan.to_str().unwrap()]);
+    assert_eq!(resumed.code(), 0, "{}\n{}", resumed.stdout(), resumed.stderr());
+    assert!(
+        resumed.stderr().contains("from the interrupted run is still working in"),
+        "{}",
+        resumed.stderr()
+    );
+    assert_slow_plan_complete(&repo);
+}
+
+#[test]
+fn three_runs_of_one_plan_at_once_each_make_their_own_complete_stack() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", &PLAN.replace("id = \"c0ffee\"\n", ""));
+    let before = repo.checkout_snapshot();
+    let ids = ["aaa111", "bbb222", "ccc333"];
+    let children: Vec<Child> = ids
+        .iter()
+        .map(|id| {
+            let mut cmd = repo.command(env!("CARGO_BIN_EXE_wt"), &repo.root);
+            cmd.args(["run", plan.to_str().unwrap(), "--run-id", id])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            cmd.spawn().unwrap()
+        })
+        .collect();
+    for (id, child) in ids.iter().zip(children) {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "run {id} failed: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    for id in ids {
+        let branches: Vec<String> = BRANCHES.iter().map(|b| b.replace("c0ffee", id)).collect();
+        let refs: Vec<&str> = branches.iter().map(String::as_str).collect();
+        repo.assert_linear_stack("main", &refs);
+        let top = repo.root.join(format!(".worktrees/{id}-main"));
+        assert_eq!(repo.git_in(&top, &["branch", "--show-current"]).trim(), refs[5]);
+    }
+    assert_eq!(repo.checkout_snapshot(), before);
+}
+
+#[test]
+fn a_second_run_of_the_same_id_is_refused_while_the_first_holds_it() {
+    let repo = TestRepo::new();
+    let marks = repo.scratch.join("marks");
+    std::fs::create_dir_all(&marks).unwrap();
+    let plan = slow_plan(&repo, &marks);
+    let child = spawn_wt(&repo, &plan);
+    wait_for(&marks.join("a.started"), Duration::from_secs(20));
+    let second = repo.wt(&["run", plan.to_str().unwrap()]);
+    assert_eq!(second.code(), 4, "{}", second.stderr());
+    assert!(
+        second.stderr().contains(&format!("run 5105e0 is already running (process {})", child.id())),
+        "{}",
+        second.stderr()
+    );
+    let status = repo.wt(&["status", "5105e0"]).ok();
+    assert!(status.contains("running"), "{status}");
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+}
+
+#[test]
+fn status_marks_a_run_whose_process_died_as_interrupted_with_the_resume_command() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", PLAN);
+    repo.wt_with_env(&["run", plan.to_str().unwrap()], &[("WT_CRASH_AT", "agent@2.1")]);
+    let status: serde_json::Value = serde_json::from_str(&repo.wt(&["status", "--json"]).ok()).unwrap();
+    assert_eq!(status[0]["status"], "interrupted");
+    assert_eq!(status[0]["resume"], format!("wt resume c0ffee"));
+}
