@@ -264,3 +264,59 @@ fn status_marks_a_run_whose_process_died_as_interrupted_with_the_resume_command(
     assert_eq!(status[0]["status"], "interrupted");
     assert_eq!(status[0]["resume"], format!("wt resume c0ffee"));
 }
+
+#[test]
+fn a_half_created_task_worktree_is_moved_aside_and_made_again() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", PLAN);
+    repo.wt_with_env(&["run", plan.to_str().unwrap()], &[("WT_CRASH_AT", "agent@2.1")]);
+    // What a `git worktree add` killed while writing leaves: a folder whose .git file is empty.
+    let worktree = repo.root.join(".worktrees/c0ffee-task-2-1");
+    std::fs::write(worktree.join(".git"), "").unwrap();
+    std::fs::write(worktree.join("stray.txt"), "kept").unwrap();
+    let resumed = repo.wt(&["run", plan.to_str().unwrap()]);
+    assert_eq!(resumed.code(), 0, "{}\n{}", resumed.stdout(), resumed.stderr());
+    repo.assert_linear_stack("main", &BRANCHES);
+    let aside: Vec<_> = std::fs::read_dir(repo.root.join(".worktrees"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains("c0ffee-task-2-1.broken-"))
+        .collect();
+    assert_eq!(aside.len(), 1, "the broken folder is kept aside, not deleted");
+    assert_eq!(std::fs::read_to_string(aside[0].join("stray.txt")).unwrap(), "kept");
+}
+
+#[test]
+fn a_worktree_folder_left_by_an_interrupted_add_is_made_again_but_a_foreign_one_is_refused() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", PLAN);
+    // Killed right after journaling the intent to add task 2.1's worktree; git had made the
+    // folder but not yet registered it.
+    // One task at a time, so task 2.2 has not started when 2.1 is cut short.
+    let args = ["run", plan.to_str().unwrap(), "--max-parallel", "1"];
+    repo.wt_with_env(&args, &[("WT_CRASH_AT", "worktree-add@2.1")]);
+    let worktree = repo.root.join(".worktrees/c0ffee-task-2-1");
+    std::fs::create_dir_all(&worktree).unwrap();
+    std::fs::write(worktree.join("partial.txt"), "half").unwrap();
+    // The place of task 2.2 holds a folder the run never started to make: not ours to move.
+    let foreign = repo.root.join(".worktrees/c0ffee-task-2-2");
+    std::fs::create_dir_all(&foreign).unwrap();
+    let refused = repo.wt(&["run", plan.to_str().unwrap()]);
+    assert_eq!(refused.code(), 3, "{}", refused.stderr());
+    assert!(
+        refused.stderr().contains("c0ffee-task-2-2 exists but is not a git worktree"),
+        "{}",
+        refused.stderr()
+    );
+
+    std::fs::remove_dir(&foreign).unwrap();
+    repo.wt(&["run", plan.to_str().unwrap()]).ok();
+    repo.assert_linear_stack("main", &BRANCHES);
+    let left: Vec<_> =
+        std::fs::read_dir(repo.root.join(".worktrees")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(
+        left,
+        ["c0ffee-main"],
+        "no agent ever ran in the half-made folder, so it is simply made again"
+    );
+}

@@ -77,6 +77,29 @@ impl Journal {
         }
     }
 
+    /// The `(step, target)` pairs whose intent was journaled with no outcome after it: what a
+    /// killed process was doing.
+    pub fn unfinished(path: &std::path::Path) -> std::collections::HashSet<(String, String)> {
+        let mut open = std::collections::HashSet::new();
+        let Ok(text) = std::fs::read_to_string(path) else { return open };
+        for line in text.lines() {
+            let Ok(record) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+            if record["event"] != "step" {
+                continue;
+            }
+            let key = (
+                record["step"].as_str().unwrap_or_default().to_owned(),
+                record["target"].as_str().unwrap_or_default().to_owned(),
+            );
+            if record["at"] == "intent" {
+                open.insert(key);
+            } else {
+                open.remove(&key);
+            }
+        }
+        open
+    }
+
     fn record(&self, step: &str, target: &str, at: &'static str, error: Option<String>) {
         // The journal is advisory next to the manifest: a failed append must not stop the run.
         let _ = self.log.append(&StepRecord { event: "step", step, target, at, error });

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use super::EngineError;
 use super::event::{Activity, Event};
@@ -17,8 +17,17 @@ use super::workspace::Workspace;
 use crate::plan::{Phase, Task, TaskId};
 use crate::store::TaskState;
 
+/// A task about to run: the commit its branch starts from, and whether an agent ever ran for it.
+#[derive(Clone)]
+struct Claim {
+    base_commit: String,
+    fresh: bool,
+}
+
 enum Report {
-    Prepared(TaskId),
+    /// The worktree and branch are ready; the agent starts once the coordinator has recorded
+    /// the task as running (write-ahead) and answers.
+    Prepared(TaskId, oneshot::Sender<()>),
     Progress(TaskId, Progress),
     Finished(TaskId, Result<TaskOutcome, EngineError>),
 }
@@ -36,8 +45,10 @@ pub fn run_parallel_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> Res
     }
     let mut claimed = Vec::with_capacity(pending.len());
     for task in pending {
+        // A task no agent has started on has nothing in its worktree but a checkout.
+        let fresh = run.manifest.task(task.id).is_none_or(|record| record.state == TaskState::Pending);
         let base_commit = run.claim_task(&task, phase_base)?;
-        claimed.push((task, base_commit));
+        claimed.push((task, Claim { base_commit, fresh }));
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
@@ -51,12 +62,12 @@ pub fn run_parallel_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> Res
 
 async fn coordinate(
     run: &mut Run<'_>,
-    pending: Vec<(Task, String)>,
+    pending: Vec<(Task, Claim)>,
     phase_base: &str,
 ) -> Result<(), EngineError> {
     let (sender, mut reports) = mpsc::unbounded_channel();
     let slots = Arc::new(Semaphore::new(run.max_parallel.max(1)));
-    for (task, base_commit) in pending.iter().cloned() {
+    for (task, claim) in pending.iter().cloned() {
         let (ws, sender, slots, phase_base) =
             (run.ws.clone(), sender.clone(), slots.clone(), phase_base.to_owned());
         tokio::spawn(async move {
@@ -64,7 +75,7 @@ async fn coordinate(
             let id = task.id;
             let worker_sender = sender.clone();
             let joined = tokio::task::spawn_blocking(move || {
-                run_worker(&ws, &task, &phase_base, &base_commit, &worker_sender)
+                run_worker(&ws, &task, &phase_base, &claim, &worker_sender)
             })
             .await;
             let result = joined
@@ -75,12 +86,13 @@ async fn coordinate(
     drop(sender);
     while let Some(report) = reports.recv().await {
         match report {
-            Report::Prepared(id) => {
+            Report::Prepared(id, recorded) => {
                 run.update_task(id, |record| {
                     record.state = TaskState::Running;
                     record.pid = Some(std::process::id());
                     record.error = None;
                 })?;
+                let _ = recorded.send(());
                 if let Some((task, _)) = pending.iter().find(|(task, _)| task.id == id) {
                     run.emit(Event::TaskStarted {
                         task: id.to_string(),
@@ -105,17 +117,21 @@ fn run_worker(
     ws: &Workspace,
     task: &Task,
     phase_base: &str,
-    base_commit: &str,
+    claim: &Claim,
     reports: &mpsc::UnboundedSender<Report>,
 ) -> Result<TaskOutcome, EngineError> {
     let _ = reports.send(Report::Progress(task.id, Progress::Activity(Activity::Preparing)));
     let worktree = ws.task_worktree(task.id);
     {
         let _repo_lock = ws.repo_lock()?;
-        prepare_task_worktree(ws, task, &worktree, phase_base)?;
+        prepare_task_worktree(ws, task, &worktree, phase_base, !claim.fresh)?;
     }
-    let _ = reports.send(Report::Prepared(task.id));
-    execute_task(ws, task, &worktree, base_commit, &mut |progress| {
+    let (recorded, acknowledged) = oneshot::channel();
+    let _ = reports.send(Report::Prepared(task.id, recorded));
+    if acknowledged.blocking_recv().is_err() {
+        return Ok(TaskOutcome::Failed("the run stopped before the task's agent could start".into()));
+    }
+    execute_task(ws, task, &worktree, &claim.base_commit, &mut |progress| {
         let _ = reports.send(Report::Progress(task.id, progress));
     })
 }
@@ -127,8 +143,9 @@ fn prepare_task_worktree(
     task: &Task,
     worktree: &Path,
     phase_base: &str,
+    may_hold_work: bool,
 ) -> Result<(), EngineError> {
-    ensure_worktree(ws, worktree, phase_base, &task.id.to_string())?;
+    ensure_worktree(ws, worktree, phase_base, &task.id.to_string(), may_hold_work)?;
     ws.journal
         .step("branch-create", &task.id.to_string(), || place_task_branch(ws, worktree, task, phase_base))
 }

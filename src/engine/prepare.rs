@@ -42,13 +42,23 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<(Run<
         None => resolve_base(&repo, &plan, base)?,
     };
     let spice = Spice::discover()?;
-    check_worktree_paths(&repo, &plan, existing.as_ref())?;
+    // A resumed run may first have to mend what its killed predecessor left half written; the
+    // lock is taken first so that predecessor is known to be gone.
+    let early_lock = match &existing {
+        Some(_) => Some(take_run_lock(&layout, &run_id)?),
+        None => None,
+    };
+    if early_lock.is_some() {
+        let _repo_lock = FileLock::acquire(&layout.repo_lock())?;
+        git::remove_incomplete_worktree_records(repo.common_dir(), &format!("{run_id}-"))?;
+    }
+    check_worktree_paths(&repo, &plan, &layout)?;
     check_foreign_branches(&repo, &plan, existing.as_ref())?;
 
-    let run_lock = FileLock::try_acquire(&layout.run_lock(&run_id)).map_err(|err| match err {
-        LockError::Held { holder, .. } => EngineError::RunLocked { run_id: run_id.clone(), holder },
-        other => other.into(),
-    })?;
+    let run_lock = match early_lock {
+        Some(lock) => lock,
+        None => take_run_lock(&layout, &run_id)?,
+    };
     // Another process may have finished a step between the read above and the lock.
     let existing = load_existing(&manifest_path)?;
     if let Some(manifest) = &existing
@@ -86,6 +96,13 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<(Run<
         reconcile(&mut run)?;
     }
     Ok((run, resumed))
+}
+
+fn take_run_lock(layout: &StateLayout, run_id: &str) -> Result<FileLock, EngineError> {
+    FileLock::try_acquire(&layout.run_lock(run_id)).map_err(|err| match err {
+        LockError::Held { holder, .. } => EngineError::RunLocked { run_id: run_id.to_owned(), holder },
+        other => other.into(),
+    })
 }
 
 fn load_existing(path: &Path) -> Result<Option<RunManifest>, EngineError> {
@@ -146,17 +163,18 @@ fn resolve_base(repo: &Repo, plan: &Plan, cli_base: Option<String>) -> Result<St
 
 /// Every run worktree path that exists must be a worktree git knows; anything else there is not
 /// ours to touch.
-fn check_worktree_paths(repo: &Repo, plan: &Plan, existing: Option<&RunManifest>) -> Result<(), EngineError> {
+fn check_worktree_paths(repo: &Repo, plan: &Plan, layout: &StateLayout) -> Result<(), EngineError> {
     let registered = git::list_worktrees(repo.root())?;
-    let mut paths = vec![main_worktree_path(repo, &plan.run_id)];
-    if let Some(manifest) = existing {
-        paths.extend(manifest.phases.iter().flat_map(|p| &p.tasks).map(|t| t.worktree.clone()));
-    } else {
-        let root = repo.root().join(WORKTREES_DIR);
-        paths.extend(plan.tasks().map(|task| root.join(format!("{}-{}", plan.run_id, task.id.key()))));
-    }
-    for path in paths {
-        if path.exists() && !registered.iter().any(|entry| same_path(&entry.path, &path)) {
+    let interrupted = Journal::unfinished(&layout.events(&plan.run_id));
+    let root = repo.root().join(WORKTREES_DIR);
+    let main = (main_worktree_path(repo, &plan.run_id), "main".to_owned());
+    let tasks = plan
+        .tasks()
+        .map(|task| (root.join(format!("{}-{}", plan.run_id, task.id.key())), task.id.to_string()));
+    for (path, target) in std::iter::once(main).chain(tasks) {
+        let ours = registered.iter().any(|entry| same_path(&entry.path, &path))
+            || interrupted.contains(&("worktree-add".to_owned(), target));
+        if path.exists() && !ours {
             return Err(EngineError::NotAWorktree { path });
         }
     }
@@ -227,7 +245,7 @@ fn save_plan_copy(ws: &Workspace, plan: &Plan) -> Result<(), EngineError> {
 }
 
 fn ensure_main_worktree(ws: &Workspace, base: &str) -> Result<(), EngineError> {
-    ensure_worktree(ws, &ws.main_worktree(), base, "main")
+    ensure_worktree(ws, &ws.main_worktree(), base, "main", true)
 }
 
 /// Creates a run worktree detached at `commitish`, locked, or keeps the one that is there; one
@@ -238,19 +256,47 @@ pub fn ensure_worktree(
     path: &Path,
     commitish: &str,
     target: &str,
+    may_hold_work: bool,
 ) -> Result<(), EngineError> {
     if path.exists() && git::open_worktree(path).is_ok() {
         return Ok(());
     }
-    if git::list_worktrees(ws.repo.root())?.iter().any(|entry| same_path(&entry.path, path)) {
-        ws.journal
-            .step("worktree-repair", target, || Ok(git::remove_worktree(ws.repo.root(), path, true)?))?;
+    // Registered, or left half made by a `git worktree add` this run's journal shows was cut
+    // short (check_worktree_paths refused any other folder in a run's place).
+    if path.exists() || git::list_worktrees(ws.repo.root())?.iter().any(|entry| same_path(&entry.path, path))
+    {
+        ws.journal.step("worktree-repair", target, || repair_worktree(ws, path, may_hold_work))?;
     }
     std::fs::create_dir_all(ws.repo.root().join(WORKTREES_DIR))
         .map_err(|source| EngineError::Io { context: "creating .worktrees".into(), source })?;
     ws.journal.step("worktree-add", target, || {
         Ok(git::add_detached(ws.repo.root(), path, commitish, &ws.lock_reason())?)
     })
+}
+
+/// Drops git's record of a worktree that cannot be used. A folder git refuses to remove (a
+/// `git worktree add` killed half way leaves one) is moved aside when an agent may have worked
+/// in it, and deleted when it can only hold the checkout git was writing.
+fn repair_worktree(ws: &Workspace, path: &Path, may_hold_work: bool) -> Result<(), EngineError> {
+    let registered = git::list_worktrees(ws.repo.root())?.iter().any(|entry| same_path(&entry.path, path));
+    if registered && git::remove_worktree(ws.repo.root(), path, true).is_ok() {
+        return Ok(());
+    }
+    if path.exists() && !may_hold_work {
+        std::fs::remove_dir_all(path)
+            .map_err(|source| EngineError::Io { context: format!("removing {}", path.display()), source })?;
+    } else if path.exists() {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let aside = path.with_file_name(format!("{name}.broken-{}", crate::store::now()));
+        std::fs::rename(path, &aside).map_err(|source| EngineError::Io {
+            context: format!("moving {} aside", path.display()),
+            source,
+        })?;
+    }
+    if registered {
+        git::remove_worktree(ws.repo.root(), path, true)?;
+    }
+    Ok(())
 }
 
 pub fn same_path(a: &Path, b: &Path) -> bool {

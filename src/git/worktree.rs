@@ -54,15 +54,36 @@ pub fn add_detached(root: &Path, path: &Path, commitish: &str, reason: &str) -> 
     Ok(())
 }
 
-/// Unlocks (when locked) and removes a worktree; `force` also discards its changes.
+/// Unlocks and removes a worktree. `force` also discards its changes and removes one git still
+/// records although its folder is gone or locked mid-creation.
 pub fn remove_worktree(root: &Path, path: &Path, force: bool) -> Result<(), GitError> {
     git(root).args(["worktree", "unlock"]).arg(path).read_unchecked()?;
     let mut cmd = git(root).args(["worktree", "remove"]);
     if force {
-        cmd = cmd.arg("--force");
+        cmd = cmd.args(["--force", "--force"]);
     }
     cmd.arg(path).read()?;
     Ok(())
+}
+
+/// Removes the records (`<common>/worktrees/<name>/`) whose name starts with `prefix` and that
+/// lack a file every complete record has: what a `git worktree add` killed while writing leaves.
+/// Such a record holds no work (that lives in the folder and the branch) but makes every
+/// `git worktree` command of the repository fail. Returns what was removed.
+pub fn remove_incomplete_worktree_records(common_dir: &Path, prefix: &str) -> Result<Vec<PathBuf>, GitError> {
+    let records = common_dir.join("worktrees");
+    let Ok(entries) = std::fs::read_dir(&records) else { return Ok(Vec::new()) };
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let ours = entry.file_name().to_string_lossy().starts_with(prefix);
+        let complete = ["gitdir", "commondir", "HEAD"].iter().all(|file| path.join(file).is_file());
+        if ours && !complete {
+            std::fs::remove_dir_all(&path).map_err(|source| GitError::Io { path: path.clone(), source })?;
+            removed.push(path);
+        }
+    }
+    Ok(removed)
 }
 
 #[cfg(test)]
