@@ -169,3 +169,105 @@ fn a_branch_with_a_task_name_that_this_run_did_not_create_is_never_reused() {
     assert!(out.stderr().contains("--run-id"), "{}", out.stderr());
     assert_eq!(repo.git(&["rev-parse", "abcdef-task-1-1-t"]), before, "the user's branch is untouched");
 }
+
+#[test]
+fn a_bare_repository_is_refused() {
+    let repo = TestRepo::new();
+    let bare = repo.scratch.join("bare.git");
+    repo.git(&["clone", "--quiet", "--bare", repo.root.to_str().unwrap(), bare.to_str().unwrap()]);
+    let out = repo.wt(&["-C", bare.to_str().unwrap(), "run", repo.plan("plan.toml", PLAN).to_str().unwrap()]);
+    assert_eq!(out.code(), 3, "{}", out.stderr());
+    assert!(out.stderr().contains("is a bare repository"), "{}", out.stderr());
+    assert!(out.stderr().contains("hint: clone it with a working tree"), "{}", out.stderr());
+}
+
+#[test]
+fn a_git_spice_older_than_the_minimum_is_refused() {
+    let repo = TestRepo::new();
+    let fake = repo.scratch.join("oldbin");
+    std::fs::create_dir_all(&fake).unwrap();
+    std::fs::write(fake.join("git-spice"), "#!/bin/sh\necho 'git-spice 0.9.0'\n").unwrap();
+    std::process::Command::new("chmod").arg("+x").arg(fake.join("git-spice")).status().unwrap();
+    let path = format!("{}:{}", fake.display(), which_dir("git").display());
+    let out = repo.wt_with_env(&["run", repo.plan("plan.toml", PLAN).to_str().unwrap()], &[("PATH", &path)]);
+    assert_eq!(out.code(), 3, "{}", out.stderr());
+    assert!(out.stderr().contains("is git-spice 0.9.0, older than the 0.31.0 wt needs"), "{}", out.stderr());
+    assert_nothing_created(&repo);
+}
+
+#[test]
+fn an_unreadable_plan_file_is_named() {
+    let repo = TestRepo::new();
+    let out = repo.wt(&["run", "missing-plan.toml"]);
+    assert_eq!(out.code(), 2);
+    assert!(out.stderr().contains("missing-plan.toml: cannot read the plan file"), "{}", out.stderr());
+    assert_nothing_created(&repo);
+}
+
+/// A plan whose one task fails, so the run stops and can be resumed.
+const FAILING: &str = "[run]\nid = \"fa11ed\"\n[[phase]]\n[[phase.task]]\nname = \"t\"\nrun = \"test -f /nonexistent && echo > t\"\n";
+
+#[test]
+fn resume_refuses_a_main_worktree_switched_to_a_foreign_branch() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", FAILING);
+    assert_eq!(repo.wt(&["run", plan.to_str().unwrap()]).code(), 1);
+    let main = repo.root.join(".worktrees/fa11ed-main");
+    repo.git_in(&main, &["checkout", "--quiet", "-b", "my-experiment"]);
+    let out = repo.wt(&["resume", "fa11ed"]);
+    assert_eq!(out.code(), 3, "{}", out.stderr());
+    assert!(
+        out.stderr().contains("is on branch my-experiment, which is not one of this run's branches"),
+        "{}",
+        out.stderr()
+    );
+    assert!(out.stderr().contains("checkout fa11ed-task-1-1-t"), "{}", out.stderr());
+    assert_eq!(
+        repo.git_in(&main, &["branch", "--show-current"]).trim(),
+        "my-experiment",
+        "nothing was changed"
+    );
+}
+
+#[test]
+fn resume_refuses_a_main_worktree_with_changes_it_cannot_explain() {
+    let repo = TestRepo::new();
+    let plan = repo.plan(
+        "plan.toml",
+        "[run]\nid = \"d1e7ed\"\n[[phase]]\n[[phase.task]]\nname = \"a\"\nrun = \"echo a > a\"\n[[phase.task]]\nname = \"b\"\nrun = \"exit 1\"\n",
+    );
+    assert_eq!(repo.wt(&["run", plan.to_str().unwrap()]).code(), 1);
+    let main = repo.root.join(".worktrees/d1e7ed-main");
+    // Verified task 1.1's branch checked out again and edited by hand: not the run's work.
+    repo.git_in(&main, &["checkout", "--quiet", "d1e7ed-task-1-1-a"]);
+    std::fs::write(main.join("a"), "hand edit").unwrap();
+    let out = repo.wt(&["resume", "d1e7ed"]);
+    assert_eq!(out.code(), 3, "{}", out.stderr());
+    assert!(out.stderr().contains("has changes the run cannot explain: a"), "{}", out.stderr());
+    assert!(out.stderr().contains("stash"), "{}", out.stderr());
+    assert_eq!(std::fs::read_to_string(main.join("a")).unwrap(), "hand edit");
+}
+
+#[test]
+fn resume_of_an_unknown_run_says_how_to_list_runs() {
+    let repo = TestRepo::new();
+    let out = repo.wt(&["resume", "abcdef"]);
+    assert_eq!(out.code(), 2);
+    assert!(out.stderr().contains("no run abcdef in"), "{}", out.stderr());
+    assert!(out.stderr().contains("wt status"), "{}", out.stderr());
+}
+
+#[test]
+fn a_changed_plan_is_refused_with_what_changed_unless_forced() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", FAILING);
+    assert_eq!(repo.wt(&["run", plan.to_str().unwrap()]).code(), 1);
+    std::fs::write(&plan, FAILING.replace("test -f /nonexistent && echo > t", "echo fixed > t")).unwrap();
+    let out = repo.wt(&["run", plan.to_str().unwrap()]);
+    assert_eq!(out.code(), 2, "{}", out.stderr());
+    assert!(out.stderr().contains("the plan of run fa11ed changed since it started"), "{}", out.stderr());
+    assert!(out.stderr().contains("task 1.1 (t): run changed"), "{}", out.stderr());
+    assert!(out.stderr().contains("--force-plan"), "{}", out.stderr());
+    repo.wt(&["run", plan.to_str().unwrap(), "--force-plan"]).ok();
+    assert_eq!(repo.subjects("main", "fa11ed-task-1-1-t"), ["[Task 1.1] t"]);
+}

@@ -22,6 +22,8 @@ pub mod exit {
     pub const BUSY: u8 = 4;
     /// git, git-spice or the file system failed unexpectedly.
     pub const INTERNAL: u8 = 5;
+    /// Refused to remove something that holds work (`--force` overrides); nothing was removed.
+    pub const REFUSED: u8 = 6;
 }
 
 #[derive(Debug)]
@@ -86,7 +88,12 @@ impl From<EngineError> for CliError {
         let cli = match err {
             EngineError::Plan(err) => return err.into(),
             EngineError::Git(err) => return err.into(),
-            EngineError::RunLocked { .. } => CliError::new(exit::BUSY, err.to_string()),
+            EngineError::RunLocked { .. } | EngineError::RunActive { .. } => {
+                CliError::new(exit::BUSY, err.to_string())
+            }
+            EngineError::DirtyWorktrees { .. } | EngineError::UnmergedBranches { .. } => {
+                CliError::new(exit::REFUSED, err.to_string())
+            }
             EngineError::Spice(
                 SpiceError::NotFound | SpiceError::NotGitSpice { .. } | SpiceError::TooOld { .. },
             )

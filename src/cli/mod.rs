@@ -1,5 +1,6 @@
 //! The command line: clap definitions here, one handler file per command.
 
+mod cleanup_cmd;
 mod error;
 mod plan_cmd;
 mod resume_cmd;
@@ -36,6 +37,8 @@ enum Command {
     Resume(resume_cmd::ResumeArgs),
     /// Validate a plan and print it normalized.
     Plan(plan_cmd::PlanArgs),
+    /// Remove a run's worktrees, generated files and state; its branches stay unless asked.
+    Cleanup(cleanup_cmd::CleanupArgs),
     /// Show the runs of this repository with their phases, tasks, branches and worktrees.
     Status(status_cmd::StatusArgs),
 }
@@ -51,6 +54,7 @@ pub fn main() -> ExitCode {
         Command::Resume(args) => resume_cmd::run(args, &cwd),
         Command::Plan(args) => plan_cmd::run(args, &cwd),
         Command::Status(args) => status_cmd::run(args, &cwd),
+        Command::Cleanup(args) => cleanup_cmd::run(args, &cwd),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -34,6 +34,12 @@ pub enum EngineError {
     WrongBranch { path: PathBuf, branch: String, expected: Option<String> },
     #[error("{path} has changes the run cannot explain: {}", files.join(", "))]
     DirtyWorktree { path: PathBuf, files: Vec<String> },
+    #[error("run {run_id} is active (process {holder})")]
+    RunActive { run_id: String, holder: String },
+    #[error("{}", describe_dirty(dirty))]
+    DirtyWorktrees { dirty: Vec<(PathBuf, Vec<String>)> },
+    #[error("these branches are not merged into {base}: {}", branches.join(", "))]
+    UnmergedBranches { base: String, branches: Vec<String> },
     #[error("the agent kind \"claude\" is not available in this build of wt")]
     ClaudeUnavailable,
     #[error("linearizing phase {phase}: moving {branch} onto {onto} failed: {detail}")]
@@ -73,6 +79,15 @@ impl EngineError {
                 "commit them on their branch or stash them (git -C {} stash --include-untracked), then run again",
                 path.display()
             ),
+            EngineError::RunActive { run_id, .. } => {
+                format!("wait for it to end (`wt status {run_id}`), then clean it up")
+            }
+            EngineError::DirtyWorktrees { .. } => {
+                "commit or save those files first, or pass --force to remove them with the worktree".into()
+            }
+            EngineError::UnmergedBranches { .. } => {
+                "keep the branches (leave out --delete-branches), or pass --force to delete them anyway".into()
+            }
             EngineError::ClaudeUnavailable => {
                 "give each task a `run` command (kind = \"script\") or use --agent command --agent-command '<cmd>'"
                     .into()
@@ -93,4 +108,12 @@ impl From<LockError> for EngineError {
     fn from(err: LockError) -> Self {
         EngineError::Lock(err)
     }
+}
+
+fn describe_dirty(dirty: &[(PathBuf, Vec<String>)]) -> String {
+    let parts: Vec<String> = dirty
+        .iter()
+        .map(|(path, files)| format!("{} has uncommitted files: {}", path.display(), files.join(", ")))
+        .collect();
+    parts.join("; ")
 }

@@ -2,6 +2,7 @@
 //! task worktrees then linearized), then the final stack check. Every state change is recorded in
 //! the run manifest before the next step, so running the plan again picks up where it stopped.
 
+mod cleanup;
 mod error;
 mod event;
 mod journal;
@@ -17,6 +18,7 @@ mod workspace;
 
 use std::path::PathBuf;
 
+pub use cleanup::{CleanupReport, CleanupRequest, cleanup};
 pub use error::EngineError;
 pub use event::{Activity, Event, EventSink, StackEntry};
 pub use prepare::EXCLUDES;

@@ -145,7 +145,7 @@ fn check_main_worktree(run: &mut Run) -> Result<(), EngineError> {
         return Err(EngineError::WrongBranch {
             path: main.clone(),
             branch: branch.clone(),
-            expected: tasks().filter(|t| t.base_commit.is_some()).map(|t| t.branch.clone()).last(),
+            expected: tasks().filter(|t| t.base_commit.is_some()).map(|t| t.branch.clone()).next_back(),
         });
     }
     let changed = git::status_paths(&main)?;

@@ -60,6 +60,29 @@ impl Repo {
         }
     }
 
+    /// Local branches whose name starts with `prefix`, sorted.
+    pub fn branches_with_prefix(&self, prefix: &str) -> Result<Vec<String>, GitError> {
+        let repo = self.open()?;
+        let mut names = Vec::new();
+        for branch in repo.branches(Some(BranchType::Local))? {
+            let (branch, _) = branch?;
+            if let Some(name) = branch.name()?
+                && name.starts_with(prefix)
+            {
+                names.push(name.to_owned());
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// Whether `ancestor` is `descendant` or one of its ancestors.
+    pub fn is_ancestor(&self, ancestor: &str, descendant: &str) -> Result<bool, GitError> {
+        let repo = self.open()?;
+        let (a, d) = (git2::Oid::from_str(ancestor)?, git2::Oid::from_str(descendant)?);
+        Ok(a == d || repo.graph_descendant_of(d, a)?)
+    }
+
     pub fn reference_exists(&self, name: &str) -> Result<bool, GitError> {
         match self.open()?.find_reference(name) {
             Ok(_) => Ok(true),

@@ -100,6 +100,13 @@ impl Spice {
         Ok(())
     }
 
+    /// `branch delete --force <branches…>`: deletes branches and forgets them. Branches above
+    /// them are retargeted by git-spice, not rebased.
+    pub fn branch_delete(&self, dir: &Path, branches: &[String]) -> Result<(), SpiceError> {
+        self.cmd(dir).args(["branch", "delete", "--force", "--restack=none"]).args(branches).read()?;
+        Ok(())
+    }
+
     /// `upstack onto <onto> --branch <branch>`: rebases `branch` (and its upstack) onto `onto` in
     /// `dir` and checks `branch` out there.
     pub fn upstack_onto(&self, dir: &Path, branch: &str, onto: &str) -> Result<(), SpiceError> {

@@ -1,0 +1,200 @@
+//! `wt cleanup`: remove exactly what one run owns — its worktrees (found by name, so a second
+//! cleanup or one after lost state still finds them), its generated agents, its state — and keep
+//! its branches unless asked. Everything is checked before anything is removed.
+
+use std::path::{Path, PathBuf};
+
+use super::EngineError;
+use super::journal::Journal;
+use super::workspace::WORKTREES_DIR;
+use crate::git::{self, Repo};
+use crate::spice::Spice;
+use crate::store::{EventLog, FileLock, LockError, RunManifest, StateLayout};
+
+pub struct CleanupRequest {
+    pub run_id: String,
+    /// Remove worktrees with uncommitted or untracked files, and delete unmerged branches.
+    pub force: bool,
+    pub delete_branches: bool,
+}
+
+#[derive(Debug, Default, serde::Serialize)]
+pub struct CleanupReport {
+    pub run_id: String,
+    pub removed_worktrees: Vec<PathBuf>,
+    pub removed_files: Vec<PathBuf>,
+    pub deleted_branches: Vec<String>,
+    pub kept_branches: Vec<String>,
+    pub removed_state: bool,
+}
+
+impl CleanupReport {
+    pub fn is_empty(&self) -> bool {
+        self.removed_worktrees.is_empty()
+            && self.removed_files.is_empty()
+            && self.deleted_branches.is_empty()
+            && !self.removed_state
+    }
+}
+
+pub fn cleanup(repo: &Repo, request: &CleanupRequest) -> Result<CleanupReport, EngineError> {
+    let run_id = &request.run_id;
+    let layout = StateLayout::new(repo.common_dir());
+    let run_dir = layout.run_dir(run_id);
+    // Holding the run lock keeps the run from starting while it is taken apart.
+    let _run_lock = match FileLock::try_acquire(&layout.run_lock(run_id)) {
+        Ok(lock) => lock,
+        Err(LockError::Held { holder, .. }) => {
+            return Err(EngineError::RunActive { run_id: run_id.clone(), holder });
+        }
+        Err(other) => return Err(other.into()),
+    };
+    let manifest = match layout.manifest(run_id) {
+        path if path.exists() => Some(RunManifest::load(&path)?),
+        _ => None,
+    };
+    let worktrees = run_worktrees(repo, run_id)?;
+    if !request.force {
+        refuse_dirty(&worktrees)?;
+    }
+    let branches = run_branches(repo, run_id)?;
+    let spice = if request.delete_branches && !branches.is_empty() { Some(Spice::discover()?) } else { None };
+    if request.delete_branches && !request.force {
+        let base = manifest.as_ref().map(|m| m.base.clone());
+        refuse_unmerged(repo, base.as_deref(), &branches)?;
+    }
+
+    let journal = Journal::new(EventLog::new(&layout.events(run_id)));
+    let mut report = CleanupReport { run_id: run_id.clone(), ..CleanupReport::default() };
+    let _repo_lock = FileLock::acquire(&layout.repo_lock())?;
+    for worktree in worktrees {
+        let target = worktree.to_string_lossy().into_owned();
+        journal.step("cleanup-worktree", &target, || remove_run_worktree(repo, &worktree))?;
+        report.removed_worktrees.push(worktree);
+    }
+    git::remove_incomplete_worktree_records(repo.common_dir(), &format!("{run_id}-"))?;
+    report.removed_files = remove_generated_agents(repo, run_id)?;
+    match spice {
+        Some(spice) => {
+            let main = repo.root().to_owned();
+            journal.step("cleanup-branches", run_id, || Ok(spice.branch_delete(&main, &branches)?))?;
+            report.deleted_branches = branches;
+        }
+        None => report.kept_branches = branches,
+    }
+    journal.crash_point("cleanup-state", run_id, false);
+    if run_dir.exists() {
+        remove_state(&run_dir)?;
+        report.removed_state = true;
+    }
+    Ok(report)
+}
+
+/// The run's worktrees git records (`.worktrees/<runId>-main`, `-task-P-T`) and the folders a
+/// repair moved aside (`.broken-*`).
+fn run_worktrees(repo: &Repo, run_id: &str) -> Result<Vec<PathBuf>, EngineError> {
+    let dir = repo.root().join(WORKTREES_DIR);
+    let ours = |path: &Path| {
+        path.parent().is_some_and(|parent| super::prepare::same_path(parent, &dir))
+            && path.file_name().is_some_and(|name| is_run_name(&name.to_string_lossy(), run_id))
+    };
+    let mut found: Vec<PathBuf> = git::list_worktrees(repo.root())?
+        .into_iter()
+        .map(|entry| entry.path)
+        .filter(|path| ours(path))
+        .collect();
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if ours(&path) && !found.iter().any(|known| super::prepare::same_path(known, &path)) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+fn is_run_name(name: &str, run_id: &str) -> bool {
+    let Some(rest) = name.strip_prefix(run_id).and_then(|rest| rest.strip_prefix('-')) else { return false };
+    let rest = rest.split(".broken-").next().unwrap_or(rest);
+    rest == "main"
+        || rest.strip_prefix("task-").is_some_and(|n| n.split('-').all(|p| p.parse::<u32>().is_ok()))
+}
+
+fn refuse_dirty(worktrees: &[PathBuf]) -> Result<(), EngineError> {
+    let mut dirty = Vec::new();
+    for worktree in worktrees.iter().filter(|w| git::open_worktree(w).is_ok()) {
+        let files = git::status_paths(worktree)?;
+        if !files.is_empty() {
+            dirty.push((worktree.clone(), files));
+        }
+    }
+    if dirty.is_empty() { Ok(()) } else { Err(EngineError::DirtyWorktrees { dirty }) }
+}
+
+/// Branches named `<runId>-task-…`, the names only this run gives.
+fn run_branches(repo: &Repo, run_id: &str) -> Result<Vec<String>, EngineError> {
+    Ok(repo.branches_with_prefix(&format!("{run_id}-task-"))?)
+}
+
+fn refuse_unmerged(repo: &Repo, base: Option<&str>, branches: &[String]) -> Result<(), EngineError> {
+    let base_commit = match base {
+        Some(base) => repo.branch_commit(base)?,
+        None => None,
+    };
+    let mut unmerged = Vec::new();
+    for branch in branches {
+        let merged = match (&base_commit, repo.branch_commit(branch)?) {
+            (Some(base), Some(tip)) => repo.is_ancestor(&tip, base)?,
+            _ => false,
+        };
+        if !merged {
+            unmerged.push(branch.clone());
+        }
+    }
+    if unmerged.is_empty() {
+        Ok(())
+    } else {
+        Err(EngineError::UnmergedBranches { base: base.unwrap_or("its base").to_owned(), branches: unmerged })
+    }
+}
+
+fn remove_run_worktree(repo: &Repo, worktree: &Path) -> Result<(), EngineError> {
+    let registered =
+        git::list_worktrees(repo.root())?.iter().any(|e| super::prepare::same_path(&e.path, worktree));
+    if registered {
+        git::remove_worktree(repo.root(), worktree, true)?;
+    }
+    if worktree.exists() {
+        std::fs::remove_dir_all(worktree).map_err(|source| EngineError::Io {
+            context: format!("removing {}", worktree.display()),
+            source,
+        })?;
+    }
+    Ok(())
+}
+
+/// `.claude/agents/wt-<runId>-task-*.md` in the main checkout: generated for this run only.
+fn remove_generated_agents(repo: &Repo, run_id: &str) -> Result<Vec<PathBuf>, EngineError> {
+    let dir = repo.root().join(".claude").join("agents");
+    let prefix = format!("wt-{run_id}-task-");
+    let mut removed = Vec::new();
+    let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(removed) };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(&prefix) && name.ends_with(".md") {
+            std::fs::remove_file(entry.path())
+                .map_err(|source| EngineError::Io { context: format!("removing {name}"), source })?;
+            removed.push(entry.path());
+        }
+    }
+    Ok(removed)
+}
+
+/// Removes the run's state folder. The run lock file inside it is still held by this process;
+/// removing an open, locked file is fine on Unix.
+fn remove_state(run_dir: &Path) -> Result<(), EngineError> {
+    std::fs::remove_dir_all(run_dir)
+        .map_err(|source| EngineError::Io { context: format!("removing {}", run_dir.display()), source })
+}
