@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::journal::Journal;
 use super::reconcile::reconcile;
+
 use super::run::Run;
 use super::workspace::{WORKTREES_DIR, Workspace, main_worktree_path};
 use super::{EngineError, EventSink, RunRequest};
@@ -48,9 +49,13 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<(Run<
         Some(_) => Some(take_run_lock(&layout, &run_id)?),
         None => None,
     };
-    if early_lock.is_some() {
-        let _repo_lock = FileLock::acquire(&layout.repo_lock())?;
-        git::remove_incomplete_worktree_records(repo.common_dir(), &format!("{run_id}-"))?;
+    let existing = if early_lock.is_some() { load_existing(&manifest_path)? } else { existing };
+    if let Some(manifest) = &existing {
+        {
+            let _repo_lock = FileLock::acquire(&layout.repo_lock())?;
+            git::remove_incomplete_worktree_records(repo.common_dir(), &format!("{run_id}-"))?;
+        }
+        super::reconcile::check_main_worktree(manifest)?;
     }
     check_worktree_paths(&repo, &plan, &layout)?;
     check_foreign_branches(&repo, &plan, existing.as_ref())?;

@@ -9,13 +9,13 @@ use super::event::Event;
 use super::run::Run;
 use crate::git;
 use crate::plan::Strategy;
-use crate::store::{PhaseState, TaskState};
+use crate::store::{PhaseState, RunManifest, TaskState};
 
 pub fn reconcile(run: &mut Run) -> Result<(), EngineError> {
     wait_for_orphan_agents(run);
     clear_stale_locks(run)?;
     forget_vanished_branches(run)?;
-    check_main_worktree(run)?;
+    abort_interrupted_rebase(run)?;
     track_untracked_branches(run)?;
     for phase in &run.manifest.phases {
         if phase.state == PhaseState::Linearizing {
@@ -125,20 +125,31 @@ fn forget_vanished_branches(run: &mut Run) -> Result<(), EngineError> {
     Ok(())
 }
 
-/// The main worktree must be in a state this run explains: on one of its branches or detached,
-/// with no changes except those of an unfinished task on that task's branch.
-fn check_main_worktree(run: &mut Run) -> Result<(), EngineError> {
+/// A kill inside `git-spice upstack onto` can leave a rebase under way in the main worktree.
+fn abort_interrupted_rebase(run: &mut Run) -> Result<(), EngineError> {
     let main = run.ws.main_worktree();
-    if git::rebase_in_progress(&main)? {
-        let _repo_lock = run.ws.repo_lock()?;
-        run.ws.journal.step("rebase-abort", &main.to_string_lossy(), || Ok(git::abort_rebase(&main)?))?;
-        run.emit(notice(format!(
-            "aborted the interrupted rebase in {}; stacking starts that move again",
-            main.display()
-        )));
+    if !git::rebase_in_progress(&main)? {
+        return Ok(());
     }
-    let branch = git::current_branch(&main)?;
-    let tasks = || run.manifest.phases.iter().flat_map(|p| &p.tasks);
+    let _repo_lock = run.ws.repo_lock()?;
+    run.ws.journal.step("rebase-abort", &main.to_string_lossy(), || Ok(git::abort_rebase(&main)?))?;
+    run.emit(notice(format!(
+        "aborted the interrupted rebase in {}; stacking starts that move again",
+        main.display()
+    )));
+    Ok(())
+}
+
+/// Before a resume changes anything: the main worktree must be in a state the run explains — on
+/// one of its branches or detached, with no changes but an unfinished task's on that task's
+/// branch. A rebase under way (a kill during stacking) is the run's own and is undone later.
+pub fn check_main_worktree(manifest: &RunManifest) -> Result<(), EngineError> {
+    let main = &manifest.main_worktree;
+    if git::open_worktree(main).is_err() || git::rebase_in_progress(main)? {
+        return Ok(());
+    }
+    let branch = git::current_branch(main)?;
+    let tasks = || manifest.phases.iter().flat_map(|p| &p.tasks);
     if let Some(branch) = &branch
         && !tasks().any(|t| &t.branch == branch)
     {
@@ -148,12 +159,12 @@ fn check_main_worktree(run: &mut Run) -> Result<(), EngineError> {
             expected: tasks().filter(|t| t.base_commit.is_some()).map(|t| t.branch.clone()).next_back(),
         });
     }
-    let changed = git::status_paths(&main)?;
+    let changed = git::status_paths(main)?;
     let unfinished = branch.as_ref().is_some_and(|b| {
-        tasks().any(|t| &t.branch == b && t.state != TaskState::Verified && t.worktree == main)
+        tasks().any(|t| &t.branch == b && t.state != TaskState::Verified && &t.worktree == main)
     });
     if !changed.is_empty() && !unfinished {
-        return Err(EngineError::DirtyWorktree { path: main, files: changed });
+        return Err(EngineError::DirtyWorktree { path: main.clone(), files: changed });
     }
     Ok(())
 }
