@@ -62,11 +62,7 @@ fn a_missing_git_spice_is_named_with_the_install_command() {
 #[test]
 fn ghostscript_named_gs_is_not_mistaken_for_git_spice() {
     let repo = TestRepo::new();
-    let fake = repo.scratch.join("fakebin");
-    std::fs::create_dir_all(&fake).unwrap();
-    std::fs::write(fake.join("gs"), "#!/bin/sh\necho 10.05.1\n").unwrap();
-    std::process::Command::new("chmod").arg("+x").arg(fake.join("gs")).status().unwrap();
-    let path = format!("{}:{}", fake.display(), which_dir("git").display());
+    let path = path_with_fake(&repo, "gs", "echo 10.05.1");
     let out = repo.wt_with_env(&["run", repo.plan("plan.toml", PLAN).to_str().unwrap()], &[("PATH", &path)]);
     assert_eq!(out.code(), 3, "{}", out.stderr());
     assert!(out.stderr().contains("probably Ghostscript"), "{}", out.stderr());
@@ -144,6 +140,16 @@ run = "x"
     assert_eq!(json["phases"][0]["strategy"], "parallel");
 }
 
+/// A PATH with git and a fake `name` that runs `script`, and no real git-spice.
+fn path_with_fake(repo: &TestRepo, name: &str, script: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = repo.scratch.join(format!("fake-{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(name), format!("#!/bin/sh\n{script}\n")).unwrap();
+    std::fs::set_permissions(dir.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
+    format!("{}:{}", dir.display(), which_dir("git").display())
+}
+
 fn which_dir(program: &str) -> std::path::PathBuf {
     let path = std::env::var_os("PATH").unwrap();
     std::env::split_paths(&path)
@@ -184,11 +190,7 @@ fn a_bare_repository_is_refused() {
 #[test]
 fn a_git_spice_older_than_the_minimum_is_refused() {
     let repo = TestRepo::new();
-    let fake = repo.scratch.join("oldbin");
-    std::fs::create_dir_all(&fake).unwrap();
-    std::fs::write(fake.join("git-spice"), "#!/bin/sh\necho 'git-spice 0.9.0'\n").unwrap();
-    std::process::Command::new("chmod").arg("+x").arg(fake.join("git-spice")).status().unwrap();
-    let path = format!("{}:{}", fake.display(), which_dir("git").display());
+    let path = path_with_fake(&repo, "git-spice", "echo 'git-spice 0.9.0'");
     let out = repo.wt_with_env(&["run", repo.plan("plan.toml", PLAN).to_str().unwrap()], &[("PATH", &path)]);
     assert_eq!(out.code(), 3, "{}", out.stderr());
     assert!(out.stderr().contains("is git-spice 0.9.0, older than the 0.31.0 wt needs"), "{}", out.stderr());
