@@ -5,6 +5,7 @@ pub mod agent;
 pub mod cli;
 pub mod engine;
 pub mod git;
+pub mod guard;
 pub mod plan;
 pub mod process;
 pub mod spice;
