@@ -2,6 +2,7 @@
 
 mod cleanup_cmd;
 mod error;
+mod guard_cmd;
 mod plan_cmd;
 mod resume_cmd;
 mod run_cmd;
@@ -39,6 +40,8 @@ enum Command {
     Plan(plan_cmd::PlanArgs),
     /// Remove a run's worktrees, generated files and state; its branches stay unless asked.
     Cleanup(cleanup_cmd::CleanupArgs),
+    /// PreToolUse hook: keep an agent inside its worktree (reads the hook JSON on stdin).
+    Guard(guard_cmd::GuardArgs),
     /// Show the runs of this repository with their phases, tasks, branches and worktrees.
     Status(status_cmd::StatusArgs),
 }
@@ -55,6 +58,7 @@ pub fn main() -> ExitCode {
         Command::Plan(args) => plan_cmd::run(args, &cwd),
         Command::Status(args) => status_cmd::run(args, &cwd),
         Command::Cleanup(args) => cleanup_cmd::run(args, &cwd),
+        Command::Guard(args) => Ok(guard_cmd::run(args)),
     };
     match result {
         Ok(code) => ExitCode::from(code),

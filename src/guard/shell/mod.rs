@@ -118,4 +118,3 @@ impl std::fmt::Display for ParseError {
 pub fn parse(text: &str) -> Result<Script, ParseError> {
     parser::Parser::new(text).parse()
 }
-

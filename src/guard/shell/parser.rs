@@ -94,7 +94,9 @@ impl Parser {
                 Some(node) => elements.push(node),
                 None if elements.is_empty() => {
                     return match self.peek() {
-                        Some('|' | '&') => Err(ParseError(format!("unexpected `{}`", self.peek().unwrap_or(' ')))),
+                        Some('|' | '&') => {
+                            Err(ParseError(format!("unexpected `{}`", self.peek().unwrap_or(' '))))
+                        }
                         _ => Ok(()),
                     };
                 }
@@ -284,7 +286,8 @@ impl Parser {
     /// Reads the body of a heredoc from the lines after the current one (after the bodies of
     /// earlier heredocs on this line), and arranges for the parser to skip it.
     fn heredoc_body(&mut self, delimiter: &Word, strip_tabs: bool) -> Result<String, ParseError> {
-        let delimiter = delimiter.literal().ok_or_else(|| ParseError("a heredoc delimiter must be literal".into()))?;
+        let delimiter =
+            delimiter.literal().ok_or_else(|| ParseError("a heredoc delimiter must be literal".into()))?;
         let start = match self.after_heredocs {
             Some(resume) => resume,
             None => match self.chars[self.pos..].iter().position(|&c| c == '\n') {
@@ -298,7 +301,10 @@ impl Parser {
             if line_start >= self.chars.len() {
                 return Err(ParseError(format!("the heredoc is not closed by a `{delimiter}` line")));
             }
-            let line_end = self.chars[line_start..].iter().position(|&c| c == '\n').map_or(self.chars.len(), |n| line_start + n);
+            let line_end = self.chars[line_start..]
+                .iter()
+                .position(|&c| c == '\n')
+                .map_or(self.chars.len(), |n| line_start + n);
             let line: String = self.chars[line_start..line_end].iter().collect();
             let compared = if strip_tabs { line.trim_start_matches('\t') } else { line.as_str() };
             if compared == delimiter {
@@ -324,7 +330,6 @@ impl Parser {
         }
         Err(ParseError("an arithmetic `((` is not closed".into()))
     }
-
 }
 
 /// Redirections written after `( )` or `{ }` apply to the whole block: kept as an empty command

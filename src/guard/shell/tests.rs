@@ -13,7 +13,8 @@ fn walk(script: &Script, out: &mut Vec<String>) {
     for item in &script.items {
         match &item.node {
             Node::Command(command) => {
-                let mut words: Vec<String> = command.assignments.iter().map(|(n, v)| format!("{n}={}", show(v))).collect();
+                let mut words: Vec<String> =
+                    command.assignments.iter().map(|(n, v)| format!("{n}={}", show(v))).collect();
                 words.extend(command.words.iter().map(show));
                 for redirect in &command.redirects {
                     let op = match redirect.kind {
@@ -114,10 +115,7 @@ fn heredoc_bodies_are_skipped_and_kept() {
 
 #[test]
 fn keywords_of_compound_commands_are_skipped() {
-    assert_eq!(
-        commands("if git push; then rm x; else ls; fi"),
-        ["git push", "rm x", "ls"]
-    );
+    assert_eq!(commands("if git push; then rm x; else ls; fi"), ["git push", "rm x", "ls"]);
     assert_eq!(commands("while true; do git fetch; done"), ["true", "git fetch"]);
     assert_eq!(commands("for f in a b; do rm $f; done"), ["for f in a b", "rm $f"]);
 }

@@ -152,7 +152,8 @@ impl Parser {
                         }
                     }
                 }
-                let plain: String = name.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                let plain: String =
+                    name.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
                 // `${X:-…}` and friends have a value wt cannot know: keep the whole text.
                 let name = if plain.len() == name.len() { plain } else { name };
                 word.segments.push(Segment::Variable(name));
@@ -227,4 +228,3 @@ impl Parser {
         }
     }
 }
-

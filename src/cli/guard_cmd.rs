@@ -1,0 +1,66 @@
+//! `wt guard`: the PreToolUse hook. Prints the decision JSON (or nothing) and exits 0; on any
+//! internal error — bad input, a panic — exits 2, which Claude Code treats as blocking. Never
+//! exits 1: Claude Code lets a call run when its hook exits 1.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use crate::guard::{self, Decision, HookInput, Target};
+
+/// Claude Code's "block this call" exit code for hooks.
+const BLOCK: u8 = 2;
+
+#[derive(Args)]
+pub struct GuardArgs {
+    /// The worktree the agent must stay in (as written into generated agents).
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// The worktree's branch (the one `git checkout` may name).
+    #[arg(long, value_name = "BRANCH", requires = "root")]
+    branch: Option<String>,
+    /// Guard whatever worktree holds the hook's cwd, not only a wt run's.
+    #[arg(long, conflicts_with = "root")]
+    detect: bool,
+    /// With --detect: guard the main checkout too.
+    #[arg(long, requires = "detect")]
+    include_main: bool,
+}
+
+pub fn run(args: GuardArgs) -> u8 {
+    let outcome = std::panic::catch_unwind(|| decide(&args));
+    match outcome {
+        Ok(Ok(decision)) => {
+            if let Some(json) = decision.to_json() {
+                println!("{json}");
+            }
+            0
+        }
+        Ok(Err(message)) => {
+            eprintln!("wt guard: {message}");
+            BLOCK
+        }
+        Err(_) => {
+            eprintln!("wt guard: internal error; the call is blocked to be safe");
+            BLOCK
+        }
+    }
+}
+
+fn decide(args: &GuardArgs) -> Result<Decision, String> {
+    let mut text = String::new();
+    std::io::stdin().read_to_string(&mut text).map_err(|err| format!("cannot read the hook input: {err}"))?;
+    let input: HookInput =
+        serde_json::from_str(&text).map_err(|err| format!("the hook input is not JSON: {err}"))?;
+    let cwd = input.cwd.as_deref().map(Path::new).unwrap_or(Path::new("/")).to_owned();
+    let target = match (&args.root, args.detect) {
+        (Some(root), _) => Some(Target { root: root.clone(), branch: args.branch.clone() }),
+        (None, true) => guard::detect(&cwd, args.include_main),
+        (None, false) => match &input.agent_type {
+            Some(agent_type) => guard::from_agent_type(agent_type, &cwd)?,
+            None => None,
+        },
+    };
+    Ok(target.map_or(Decision::None, |target| guard::decide(&input, &target)))
+}

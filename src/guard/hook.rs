@@ -1,0 +1,60 @@
+//! The hook's input (Claude Code's PreToolUse JSON) and the decision for one tool call.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::bash::check_bash;
+use super::decision::Decision;
+use super::paths::{Place, Worktree};
+
+/// Every field optional, unknown fields ignored: the format grows between Claude Code versions.
+#[derive(Debug, Default, Deserialize)]
+pub struct HookInput {
+    pub cwd: Option<String>,
+    pub tool_name: Option<String>,
+    #[serde(default)]
+    pub tool_input: serde_json::Value,
+    pub agent_type: Option<String>,
+}
+
+/// The worktree a call is judged against.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub root: PathBuf,
+    pub branch: Option<String>,
+}
+
+pub fn decide(input: &HookInput, target: &Target) -> Decision {
+    let wt = Worktree::new(&target.root);
+    let cwd = input.cwd.as_deref().map(PathBuf::from).unwrap_or_else(|| wt.root().to_owned());
+    let tool = input.tool_name.as_deref().unwrap_or_default();
+    let field = |name: &str| input.tool_input.get(name).and_then(|v| v.as_str());
+    match tool {
+        "Write" | "Edit" | "MultiEdit" => file_write(tool, field("file_path"), &cwd, &wt),
+        "NotebookEdit" => file_write(tool, field("notebook_path"), &cwd, &wt),
+        "Bash" => match field("command") {
+            Some(command) => check_bash(command, &cwd, &wt, target.branch.as_deref()),
+            None => Decision::Deny("the Bash call has no command".into()),
+        },
+        _ => Decision::None,
+    }
+}
+
+fn file_write(tool: &str, path: Option<&str>, cwd: &Path, wt: &Worktree) -> Decision {
+    let root = wt.root().display();
+    let Some(path) = path.filter(|p| !p.is_empty()) else {
+        return Decision::Deny(format!("{tool} names no file; name one inside the worktree {root}"));
+    };
+    match wt.place(path, cwd) {
+        Place::Inside => Decision::Allow(format!("{path} is inside the worktree {root}")),
+        Place::Device => Decision::None,
+        Place::GitLink => Decision::Deny(format!(
+            "{tool} on the worktree's .git link would detach {root} from its repository; edit project files instead"
+        )),
+        Place::Outside(real) => Decision::Deny(format!(
+            "{tool} on {} is outside the worktree {root}; edit the copy inside it ({root}/…)",
+            real.display()
+        )),
+    }
+}

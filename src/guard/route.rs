@@ -1,0 +1,83 @@
+//! Which worktree a hook call belongs to, without running git: from the subagent's name and the
+//! run manifest (`wt-<runId>-task-<p>-<t>`), or by finding the worktree that holds `cwd` in git's
+//! own records (`--detect`).
+
+use std::path::{Path, PathBuf};
+
+use super::hook::Target;
+use crate::store::{RunManifest, StateLayout};
+
+/// The target for a subagent named `wt-<runId>-task-<p>-<t>`. `Ok(None)`: not one of ours.
+/// `Err`: it names a run task wt cannot find, which must not pass unguarded.
+pub fn from_agent_type(agent_type: &str, cwd: &Path) -> Result<Option<Target>, String> {
+    let Some(rest) = agent_type.strip_prefix("wt-") else { return Ok(None) };
+    let Some((run_id, task)) = rest.split_once("-task-") else { return Ok(None) };
+    let Some((phase, number)) = task.split_once('-') else { return Ok(None) };
+    if !crate::plan::run_id::is_valid(run_id) {
+        return Ok(None);
+    }
+    let common = common_dir(cwd).ok_or_else(|| {
+        format!(
+            "the subagent {agent_type} works for a wt run, but {} is not inside its repository",
+            cwd.display()
+        )
+    })?;
+    let path = StateLayout::new(&common).manifest(run_id);
+    let manifest =
+        RunManifest::load(&path).map_err(|err| format!("cannot find the run of {agent_type}: {err}"))?;
+    let wanted = format!("{phase}.{number}");
+    let record = manifest.phases.iter().flat_map(|p| &p.tasks).find(|t| t.number == wanted);
+    match record {
+        Some(record) => {
+            Ok(Some(Target { root: record.worktree.clone(), branch: Some(record.branch.clone()) }))
+        }
+        None => Err(format!("run {run_id} has no task {wanted} (subagent {agent_type})")),
+    }
+}
+
+/// The worktree holding `cwd`, by the longest match among the repository's worktrees; the main
+/// checkout only when `include_main`.
+pub fn detect(cwd: &Path, include_main: bool) -> Option<Target> {
+    let common = common_dir(cwd)?;
+    let mut candidates: Vec<(PathBuf, Option<String>)> = Vec::new();
+    if include_main {
+        let main = common.parent()?.to_owned();
+        candidates.push((main, read_branch(&common.join("HEAD"))));
+    }
+    for entry in std::fs::read_dir(common.join("worktrees")).ok()?.flatten() {
+        let admin = entry.path();
+        let Ok(gitdir) = std::fs::read_to_string(admin.join("gitdir")) else { continue };
+        let Some(root) = Path::new(gitdir.trim()).parent() else { continue };
+        candidates.push((root.to_owned(), read_branch(&admin.join("HEAD"))));
+    }
+    let cwd = super::paths::real_path(cwd);
+    candidates
+        .into_iter()
+        .filter(|(root, _)| cwd.starts_with(super::paths::real_path(root)))
+        .max_by_key(|(root, _)| root.components().count())
+        .map(|(root, branch)| Target { root, branch })
+}
+
+fn read_branch(head: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(head).ok()?;
+    text.trim().strip_prefix("ref: refs/heads/").map(str::to_owned)
+}
+
+/// The repository's common git directory, found by walking up from `dir` (reading `.git`
+/// files of linked worktrees, never running git).
+fn common_dir(dir: &Path) -> Option<PathBuf> {
+    let mut current = Some(dir);
+    while let Some(path) = current {
+        let dot_git = path.join(".git");
+        if dot_git.is_dir() {
+            return Some(dot_git);
+        }
+        if let Ok(text) = std::fs::read_to_string(&dot_git) {
+            let admin = path.join(text.trim().strip_prefix("gitdir:")?.trim());
+            let common = std::fs::read_to_string(admin.join("commondir")).ok()?;
+            return Some(super::paths::lexical(&admin.join(common.trim())));
+        }
+        current = path.parent();
+    }
+    None
+}
