@@ -71,8 +71,14 @@ pub fn check_bash(command: &str, cwd: &Path, wt: &Worktree, branch: Option<&str>
 }
 
 impl Checker<'_> {
+    /// Records a refusal; every reason names the worktree, so the agent knows where to work.
     pub fn deny(&mut self, reason: String) {
-        self.denials.push(reason);
+        let root = self.root();
+        if reason.contains(&root) {
+            self.denials.push(reason);
+        } else {
+            self.denials.push(format!("{reason} (this agent's worktree: {root})"));
+        }
     }
 
     pub fn root(&self) -> String {
@@ -168,8 +174,9 @@ impl Checker<'_> {
         let Some(first) = args.get(start) else { return };
         let Some(program) = first.value.as_deref() else {
             self.deny(format!(
-                "the command name `{}` is not known before it runs; write the command out",
-                first.shown
+                "the command name `{}` is not known before it runs; write the command out, inside the worktree {}",
+                first.shown,
+                self.root()
             ));
             return;
         };

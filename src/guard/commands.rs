@@ -152,7 +152,7 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State, fro
         "find" => find_targets(args),
         _ => Vec::new(),
     };
-    if from_stdin && !targets.is_empty() || from_stdin && is_writer(name) {
+    if from_stdin && (!targets.is_empty() || is_writer(name)) {
         checker.deny(format!(
             "xargs gives `{name}` paths wt cannot see; list the paths, or use `find <dir inside the worktree> … \
              -delete`, inside the worktree {}",

@@ -116,5 +116,5 @@ impl std::fmt::Display for ParseError {
 }
 
 pub fn parse(text: &str) -> Result<Script, ParseError> {
-    parser::Parser::new(text).parse()
+    parser::Parser::new(text, 0).parse()
 }

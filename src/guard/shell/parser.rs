@@ -13,11 +13,17 @@ pub(super) struct Parser {
     /// Where the parser continues after the newline that ends the current line, when heredoc
     /// bodies follow it.
     after_heredocs: Option<usize>,
+    /// How deeply `( )`, `{ }` and substitutions are nested here, to refuse (rather than
+    /// overflow the stack on) absurd nesting.
+    pub(super) depth: usize,
 }
 
+/// Deeper nesting than this is refused.
+const MAX_NESTING: usize = 64;
+
 impl Parser {
-    pub(super) fn new(text: &str) -> Self {
-        Parser { chars: text.chars().collect(), pos: 0, after_heredocs: None }
+    pub(super) fn new(text: &str, depth: usize) -> Self {
+        Parser { chars: text.chars().collect(), pos: 0, after_heredocs: None, depth }
     }
 
     pub(super) fn parse(mut self) -> Result<Script, ParseError> {
@@ -64,6 +70,20 @@ impl Parser {
 
     /// Items up to the end, or up to `close` (not consumed).
     pub(super) fn script(&mut self, close: Option<char>) -> Result<Script, ParseError> {
+        if close.is_some() {
+            self.depth += 1;
+            if self.depth > MAX_NESTING {
+                return Err(ParseError("the command is nested too deeply".into()));
+            }
+        }
+        let script = self.items(close);
+        if close.is_some() {
+            self.depth -= 1;
+        }
+        script
+    }
+
+    fn items(&mut self, close: Option<char>) -> Result<Script, ParseError> {
         let mut script = Script::default();
         loop {
             self.skip_blanks();

@@ -139,4 +139,8 @@ fn what_cannot_be_followed_is_an_error() {
     ] {
         assert!(parse(text).is_err(), "{text:?} should not parse");
     }
+    for text in ["(".repeat(10_000), "$(".repeat(10_000), "{ ".repeat(10_000)] {
+        let text = text.as_str();
+        assert!(parse(text).is_err(), "{text:?} should not parse");
+    }
 }

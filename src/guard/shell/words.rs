@@ -1,7 +1,7 @@
 //! Words: quoting, escapes, `$` expansions and command substitutions.
 
 use super::parser::Parser;
-use super::{ParseError, Script, Segment, Word, parse};
+use super::{ParseError, Script, Segment, Word};
 
 impl Parser {
     /// One word, up to an unquoted blank or operator.
@@ -214,7 +214,7 @@ impl Parser {
                 None => return Err(ParseError("a backquote is not closed".into())),
                 Some('`') => {
                     self.pos += 1;
-                    return parse(&inner);
+                    return Parser::new(&inner, self.depth + 1).parse();
                 }
                 Some('\\') if matches!(self.peek_at(1), Some('`' | '\\' | '$')) => {
                     inner.push(self.peek_at(1).unwrap_or('\\'));
