@@ -5,10 +5,12 @@
 //!   the plan with `{prompt_file}` replaced;
 //! - `claude`: Claude Code in headless mode (not available in this build yet).
 
+mod generated;
 mod prompt;
 
 use std::path::Path;
 
+pub use generated::{AgentFile, GUARDED_TOOLS, agent_name, agent_path};
 pub use prompt::render_prompt;
 
 use crate::plan::Task;

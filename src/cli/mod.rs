@@ -1,5 +1,6 @@
 //! The command line: clap definitions here, one handler file per command.
 
+mod check_ignore_cmd;
 mod cleanup_cmd;
 mod error;
 mod guard_cmd;
@@ -42,6 +43,8 @@ enum Command {
     Cleanup(cleanup_cmd::CleanupArgs),
     /// PreToolUse hook: keep an agent inside its worktree (reads the hook JSON on stdin).
     Guard(guard_cmd::GuardArgs),
+    /// Check that run worktrees and generated agents are ignored by git; --fix adds the rules.
+    CheckIgnore(check_ignore_cmd::CheckIgnoreArgs),
     /// Show the runs of this repository with their phases, tasks, branches and worktrees.
     Status(status_cmd::StatusArgs),
 }
@@ -59,6 +62,7 @@ pub fn main() -> ExitCode {
         Command::Status(args) => status_cmd::run(args, &cwd),
         Command::Cleanup(args) => cleanup_cmd::run(args, &cwd),
         Command::Guard(args) => Ok(guard_cmd::run(args)),
+        Command::CheckIgnore(args) => check_ignore_cmd::run(args, &cwd),
     };
     match result {
         Ok(code) => ExitCode::from(code),

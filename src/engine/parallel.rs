@@ -12,7 +12,7 @@ use super::event::{Activity, Event};
 use super::prepare::ensure_worktree;
 use super::run::Run;
 use super::sequential::{record_outcome, report_progress, skipped};
-use super::task::{Progress, TaskOutcome, execute_task, place_task_branch};
+use super::task::{Progress, TaskOutcome, execute_task, place_task_branch, write_task_agent};
 use super::workspace::Workspace;
 use crate::plan::{Phase, Task, TaskId};
 use crate::store::TaskState;
@@ -147,5 +147,6 @@ fn prepare_task_worktree(
 ) -> Result<(), EngineError> {
     ensure_worktree(ws, worktree, phase_base, &task.id.to_string(), may_hold_work)?;
     ws.journal
-        .step("branch-create", &task.id.to_string(), || place_task_branch(ws, worktree, task, phase_base))
+        .step("branch-create", &task.id.to_string(), || place_task_branch(ws, worktree, task, phase_base))?;
+    write_task_agent(ws, task, worktree)
 }

@@ -73,7 +73,8 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<(Run<
         return Err(plan_changed(&layout, manifest, &plan));
     }
     let journal = Journal::new(EventLog::new(&layout.events(&run_id)));
-    let ws = Workspace { repo, spice, layout, run_id, feature: plan.feature.clone(), agent, journal };
+    let wt_exe = std::env::current_exe().unwrap_or_else(|_| "wt".into());
+    let ws = Workspace { repo, spice, layout, run_id, feature: plan.feature.clone(), agent, journal, wt_exe };
     let resumed = existing.is_some();
     let mut manifest = match existing {
         Some(manifest) if manifest.plan_digest != plan.digest => rebuild_for_plan(&ws, manifest, &plan),

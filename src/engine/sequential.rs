@@ -4,7 +4,7 @@
 use super::EngineError;
 use super::event::Event;
 use super::run::Run;
-use super::task::{Progress, TaskOutcome, execute_task, place_task_branch};
+use super::task::{Progress, TaskOutcome, execute_task, place_task_branch, write_task_agent};
 use crate::plan::{Phase, Task, TaskId};
 use crate::store::TaskState;
 
@@ -32,6 +32,7 @@ pub fn run_sequential_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> R
                 .journal
                 .step("branch-create", &target, || place_task_branch(&run.ws, &worktree, task, &below))?;
         }
+        write_task_agent(&run.ws, task, &worktree)?;
         run.update_task(task.id, |record| {
             record.state = TaskState::Running;
             record.pid = Some(std::process::id());

@@ -7,7 +7,7 @@ use std::path::Path;
 use super::EngineError;
 use super::event::Activity;
 use super::workspace::Workspace;
-use crate::agent::{TaskContext, render_prompt, with_task_env};
+use crate::agent::{AgentFile, TaskContext, agent_path, render_prompt, with_task_env};
 use crate::git;
 use crate::plan::{Task, commit_message};
 use crate::process::{Cmd, ExitDescription};
@@ -131,4 +131,24 @@ pub fn place_task_branch(
         git::switch(worktree, &task.branch)?;
     }
     Ok(())
+}
+
+/// Writes the task's generated subagent (`.claude/agents/wt-<runId>-task-<p>-<t>.md`).
+pub fn write_task_agent(ws: &Workspace, task: &Task, worktree: &Path) -> Result<(), EngineError> {
+    let file =
+        AgentFile { run_id: &ws.run_id, feature: ws.feature.as_deref(), task, worktree, wt: &ws.wt_exe };
+    let path = agent_path(ws.repo.root(), &ws.run_id, task.id);
+    crate::store::write_atomic(&path, file.render().as_bytes())
+        .map_err(|source| io(&format!("writing {}", path.display()), source))
+}
+
+/// Removes the task's generated subagent, with its worktree.
+pub fn remove_task_agent(ws: &Workspace, task: &Task) -> Result<(), EngineError> {
+    let path = agent_path(ws.repo.root(), &ws.run_id, task.id);
+    match std::fs::remove_file(&path) {
+        Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
+            Err(io(&format!("removing {}", path.display()), err))
+        }
+        _ => Ok(()),
+    }
 }

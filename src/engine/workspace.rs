@@ -22,6 +22,8 @@ pub struct Workspace {
     pub feature: Option<String>,
     pub agent: Agent,
     pub journal: Journal,
+    /// This `wt` binary, for the guard hook written into generated agents.
+    pub wt_exe: PathBuf,
 }
 
 impl Workspace {

@@ -31,3 +31,18 @@ pub fn ensure_excluded(common_dir: &Path, patterns: &[&str]) -> Result<(), GitEr
     }
     file.write_all(text.as_bytes()).map_err(io)
 }
+
+/// Whether git ignores `path` (relative to `root`), by any rule: .gitignore files, info/exclude,
+/// core.excludesFile. Tracked files do not count as exceptions (`--no-index`).
+pub fn is_ignored(root: &Path, path: &str) -> Result<bool, GitError> {
+    let out = super::git(root).args(["check-ignore", "--quiet", "--no-index", path]).read_unchecked()?;
+    match out.status {
+        crate::process::ExitDescription::Code(0) => Ok(true),
+        crate::process::ExitDescription::Code(1) => Ok(false),
+        status => Err(GitError::Command(crate::process::ProcessError::Failed {
+            command: format!("git check-ignore --quiet --no-index {path}"),
+            status,
+            stderr: out.stderr,
+        })),
+    }
+}

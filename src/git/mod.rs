@@ -6,7 +6,7 @@ mod repo;
 mod workdir;
 mod worktree;
 
-pub use exclude::ensure_excluded;
+pub use exclude::{ensure_excluded, is_ignored};
 pub use repo::Repo;
 pub use workdir::{
     abort_rebase, commit_all, current_branch, detach, head_commit, open_worktree, rebase_in_progress,

@@ -161,7 +161,7 @@ impl TestRepo {
             head,
             symbolic: String::from_utf8_lossy(&symbolic.stdout).into_owned(),
             index,
-            status: status.lines().filter(|l| !l.contains(".worktrees/")).map(str::to_owned).collect(),
+            status: status.lines().filter(|l| !is_run_artifact(l)).map(str::to_owned).collect(),
             files,
         }
     }
@@ -176,6 +176,12 @@ pub struct CheckoutSnapshot {
     files: BTreeMap<PathBuf, Vec<u8>>,
 }
 
+/// What a run adds to the main checkout by design, ignored through info/exclude: its worktrees
+/// and its generated agents.
+fn is_run_artifact(path: &str) -> bool {
+    path.contains(".worktrees/") || path.contains(".claude/agents/wt-")
+}
+
 fn collect_files(root: &Path, dir: &Path, files: &mut BTreeMap<PathBuf, Vec<u8>>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
@@ -185,7 +191,7 @@ fn collect_files(root: &Path, dir: &Path, files: &mut BTreeMap<PathBuf, Vec<u8>>
         }
         if path.is_dir() {
             collect_files(root, &path, files);
-        } else {
+        } else if !is_run_artifact(&path.to_string_lossy()) {
             files.insert(path.strip_prefix(root).unwrap().to_owned(), std::fs::read(&path).unwrap());
         }
     }

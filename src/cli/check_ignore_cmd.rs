@@ -1,0 +1,62 @@
+use std::path::Path;
+
+use clap::Args;
+use serde::Serialize;
+
+use super::{CliError, exit};
+use crate::engine::EXCLUDES;
+use crate::git::{self, Repo};
+
+#[derive(Args)]
+pub struct CheckIgnoreArgs {
+    /// Add what is missing to .git/info/exclude (never to a tracked .gitignore).
+    #[arg(long)]
+    fix: bool,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct Check {
+    pattern: &'static str,
+    ignored: bool,
+}
+
+/// A path each pattern must cover.
+fn sample(pattern: &str) -> &'static str {
+    if pattern.starts_with("/.worktrees") {
+        ".worktrees/abc123-main/file"
+    } else {
+        ".claude/agents/wt-abc123-task-1-1.md"
+    }
+}
+
+pub fn run(args: CheckIgnoreArgs, cwd: &Path) -> Result<u8, CliError> {
+    let repo = Repo::discover(cwd)?;
+    if args.fix {
+        git::ensure_excluded(repo.common_dir(), EXCLUDES)?;
+    }
+    let mut checks = Vec::new();
+    for pattern in EXCLUDES {
+        checks.push(Check { pattern, ignored: git::is_ignored(repo.root(), sample(pattern))? });
+    }
+    let missing: Vec<&str> = checks.iter().filter(|c| !c.ignored).map(|c| c.pattern).collect();
+    if args.json {
+        let text = serde_json::to_string_pretty(&checks)
+            .map_err(|err| CliError::new(exit::INTERNAL, err.to_string()))?;
+        println!("{text}");
+    } else {
+        for check in &checks {
+            println!("{} {}", if check.ignored { "ignored    " } else { "NOT ignored" }, check.pattern);
+        }
+    }
+    if missing.is_empty() {
+        return Ok(exit::OK);
+    }
+    Err(CliError::new(
+        exit::ENVIRONMENT,
+        format!("git does not ignore {} in {}", missing.join(" and "), repo.root().display()),
+    )
+    .hint("run `wt check-ignore --fix` (it adds them to .git/info/exclude)"))
+}
