@@ -33,7 +33,12 @@ fn agents_are_written_for_each_task_and_leave_with_their_worktree() {
     );
     let plan = repo.plan("plan.toml", &plan);
     let mut cmd = repo.command(env!("CARGO_BIN_EXE_wt"), &repo.root);
-    let child = cmd.args(["run", plan.to_str().unwrap()]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let child = cmd
+        .args(["run", plan.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let start = Instant::now();
     while !(marks.join("left").exists() && marks.join("right").exists()) {
         assert!(start.elapsed() < Duration::from_secs(30), "the parallel agents never started");
@@ -45,7 +50,10 @@ fn agents_are_written_for_each_task_and_leave_with_their_worktree() {
     assert!(left[1].starts_with("description: \"Task 2.1 of wt run a9e471: left."), "{left:?}");
     let worktree = repo.root.join(".worktrees/a9e471-task-2-1");
     let hook = left.iter().find(|l| l.trim_start().starts_with("command:")).unwrap();
-    assert!(hook.contains(&format!("guard --root '{}' --branch 'a9e471-task-2-1-left'", worktree.display())), "{hook}");
+    assert!(
+        hook.contains(&format!("guard --root '{}' --branch 'a9e471-task-2-1-left'", worktree.display())),
+        "{hook}"
+    );
     assert!(agents.join("wt-a9e471-task-2-2.md").exists());
     assert!(agents.join("wt-a9e471-task-1-1.md").exists(), "the sequential task has one too");
     std::fs::write(marks.join("go"), "").unwrap();
@@ -69,9 +77,16 @@ fn check_ignore_reports_and_fixes_missing_rules_through_info_exclude() {
     assert!(out.stderr().contains("wt check-ignore --fix"), "{}", out.stderr());
     let before = repo.checkout_snapshot();
     let fixed = repo.wt(&["check-ignore", "--fix"]).ok();
-    assert!(fixed.contains("ignored     /.worktrees/") && fixed.contains("ignored     /.claude/agents/wt-*.md"), "{fixed}");
+    assert!(
+        fixed.contains("ignored     /.worktrees/") && fixed.contains("ignored     /.claude/agents/wt-*.md"),
+        "{fixed}"
+    );
     assert_eq!(repo.checkout_snapshot(), before, "no tracked .gitignore was touched");
     let exclude = std::fs::read_to_string(repo.root.join(".git/info/exclude")).unwrap();
     repo.wt(&["check-ignore", "--fix"]).ok();
-    assert_eq!(std::fs::read_to_string(repo.root.join(".git/info/exclude")).unwrap(), exclude, "fixing twice adds nothing");
+    assert_eq!(
+        std::fs::read_to_string(repo.root.join(".git/info/exclude")).unwrap(),
+        exclude,
+        "fixing twice adds nothing"
+    );
 }

@@ -18,6 +18,8 @@ pub struct AgentFile<'a> {
     pub worktree: &'a Path,
     /// The `wt` binary the hook runs (absolute, so the hook works without PATH).
     pub wt: &'a Path,
+    /// The run's guard rules.
+    pub rules: &'a Path,
 }
 
 /// `wt-<runId>-task-<p>-<t>`: the subagent type the orchestrator dispatches.
@@ -35,10 +37,11 @@ impl AgentFile<'_> {
         let name = agent_name(self.run_id, task.id);
         let worktree = self.worktree.display().to_string();
         let hook = format!(
-            "{} guard --root {} --branch {}",
+            "{} guard --root {} --branch {} --rules {}",
             shell_quote(&self.wt.display().to_string()),
             shell_quote(&worktree),
-            shell_quote(&task.branch)
+            shell_quote(&task.branch),
+            shell_quote(&self.rules.display().to_string())
         );
         let description = format!(
             "Task {} of wt run {}: {}. Works only inside {worktree} on branch {}.",
@@ -159,12 +162,13 @@ mod tests {
             task: &task,
             worktree: Path::new("/r/.worktrees/it's here"),
             wt: Path::new("/usr/bin/wt"),
+            rules: Path::new("/r/.git/spectacular/runs/a1b2c3/guard.toml"),
         };
         let text = file.render();
         assert!(text.starts_with(
             "---\nname: wt-a1b2c3-task-2-1\ndescription: \"Task 2.1 of wt run a1b2c3: Add \\\"quotes\\\""
         ));
-        assert!(text.contains(r#"command: "'/usr/bin/wt' guard --root '/r/.worktrees/it'\\''s here' --branch 'a1b2c3-task-2-1-add-quotes-and-apostrophes'""#), "{text}");
+        assert!(text.contains(r#"command: "'/usr/bin/wt' guard --root '/r/.worktrees/it'\\''s here' --branch 'a1b2c3-task-2-1-add-quotes-and-apostrophes' --rules '/r/.git/spectacular/runs/a1b2c3/guard.toml'""#), "{text}");
         assert!(text.contains("matcher: \"Edit|Write|MultiEdit|NotebookEdit|Bash\""));
         assert!(text.contains("  - worktree-worker"));
         assert!(text.contains("Start every Bash command with `cd /r/.worktrees/it's here && `"));

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use crate::guard::{self, Decision, HookInput, Target};
+use crate::guard::{self, Decision, GuardConfig, HookInput, Target};
 
 /// Claude Code's "block this call" exit code for hooks.
 const BLOCK: u8 = 2;
@@ -26,6 +26,10 @@ pub struct GuardArgs {
     /// With --detect: guard the main checkout too.
     #[arg(long, requires = "detect")]
     include_main: bool,
+    /// Guard rules (guard.toml) to apply; default: the run's rules, else the project's
+    /// `.spectacular/guard.toml` in the main checkout.
+    #[arg(long, value_name = "FILE")]
+    rules: Option<PathBuf>,
 }
 
 pub fn run(args: GuardArgs) -> u8 {
@@ -54,13 +58,25 @@ fn decide(args: &GuardArgs) -> Result<Decision, String> {
     let input: HookInput =
         serde_json::from_str(&text).map_err(|err| format!("the hook input is not JSON: {err}"))?;
     let cwd = input.cwd.as_deref().map(Path::new).unwrap_or(Path::new("/")).to_owned();
+    let rules_path = match (&args.rules, &args.root, &input.agent_type) {
+        (Some(path), _, _) => Some(path.clone()),
+        (None, Some(root), _) => guard::project_rules_path(root),
+        (None, None, Some(agent_type)) if !args.detect => guard::run_rules_path(agent_type, &cwd)
+            .filter(|p| p.exists())
+            .or_else(|| guard::project_rules_path(&cwd)),
+        (None, None, _) => guard::project_rules_path(&cwd),
+    };
+    let config = match rules_path {
+        Some(path) => GuardConfig::load_toml(&path)?.unwrap_or_default(),
+        None => GuardConfig::default(),
+    };
     let target = match (&args.root, args.detect) {
         (Some(root), _) => Some(Target { root: root.clone(), branch: args.branch.clone() }),
-        (None, true) => guard::detect(&cwd, args.include_main),
+        (None, true) => guard::detect(&cwd, args.include_main || config.guard_main),
         (None, false) => match &input.agent_type {
             Some(agent_type) => guard::from_agent_type(agent_type, &cwd)?,
             None => None,
         },
     };
-    Ok(target.map_or(Decision::None, |target| guard::decide(&input, &target)))
+    Ok(target.map_or(Decision::None, |target| guard::decide(&input, &target, &config)))
 }

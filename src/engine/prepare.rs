@@ -85,6 +85,7 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<(Run<
     manifest.state = RunState::Running;
     manifest.overrides = overrides.clone();
     save_plan_copy(&ws, &plan)?;
+    write_guard_rules(&ws, &plan)?;
     {
         let _repo_lock = ws.repo_lock()?;
         ws.journal
@@ -248,6 +249,21 @@ fn save_plan_copy(ws: &Workspace, plan: &Plan) -> Result<(), EngineError> {
     let copy = ws.layout.plan_copy(&ws.run_id, &plan.source);
     write_atomic(&copy, &bytes)
         .map_err(|source| EngineError::Io { context: format!("writing {}", copy.display()), source })
+}
+
+/// The run's guard rules: the project's `.spectacular/guard.toml` with the plan's `[guard]`.
+fn write_guard_rules(ws: &Workspace, plan: &Plan) -> Result<(), EngineError> {
+    let project = ws.repo.root().join(".spectacular").join("guard.toml");
+    let config = crate::guard::GuardConfig::load_toml(&project)
+        .map_err(|err| {
+            plan::PlanError::file(project.clone(), err, "fix the rule in .spectacular/guard.toml")
+        })?
+        .unwrap_or_default()
+        .merge(plan.guard.clone());
+    let path = ws.layout.guard_rules(&ws.run_id);
+    let io = |source| EngineError::Io { context: format!("writing {}", path.display()), source };
+    let text = toml::to_string(&config).map_err(|err| io(std::io::Error::other(err)))?;
+    write_atomic(&path, text.as_bytes()).map_err(io)
 }
 
 fn ensure_main_worktree(ws: &Workspace, base: &str) -> Result<(), EngineError> {

@@ -135,8 +135,15 @@ pub fn place_task_branch(
 
 /// Writes the task's generated subagent (`.claude/agents/wt-<runId>-task-<p>-<t>.md`).
 pub fn write_task_agent(ws: &Workspace, task: &Task, worktree: &Path) -> Result<(), EngineError> {
-    let file =
-        AgentFile { run_id: &ws.run_id, feature: ws.feature.as_deref(), task, worktree, wt: &ws.wt_exe };
+    let rules = ws.layout.guard_rules(&ws.run_id);
+    let file = AgentFile {
+        run_id: &ws.run_id,
+        feature: ws.feature.as_deref(),
+        task,
+        worktree,
+        wt: &ws.wt_exe,
+        rules: &rules,
+    };
     let path = agent_path(ws.repo.root(), &ws.run_id, task.id);
     crate::store::write_atomic(&path, file.render().as_bytes())
         .map_err(|source| io(&format!("writing {}", path.display()), source))

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use super::bash::check_bash;
 use super::decision::Decision;
 use super::paths::{Place, Worktree};
+use super::rules::{Call, GuardConfig};
 
 /// Every field optional, unknown fields ignored: the format grows between Claude Code versions.
 #[derive(Debug, Default, Deserialize)]
@@ -25,16 +26,28 @@ pub struct Target {
     pub branch: Option<String>,
 }
 
-pub fn decide(input: &HookInput, target: &Target) -> Decision {
+/// The built-in policy, then the configured rules; the most restrictive decision wins.
+pub fn decide(input: &HookInput, target: &Target, config: &GuardConfig) -> Decision {
     let wt = Worktree::new(&target.root);
     let cwd = input.cwd.as_deref().map(PathBuf::from).unwrap_or_else(|| wt.root().to_owned());
     let tool = input.tool_name.as_deref().unwrap_or_default();
     let field = |name: &str| input.tool_input.get(name).and_then(|v| v.as_str());
+    let path = field("file_path").or_else(|| field("notebook_path")).or_else(|| field("path"));
+    let call =
+        Call { tool, path, command: field("command"), cwd: &cwd, wt: &wt, branch: target.branch.as_deref() };
+    built_in(tool, &call, target).and(config.decide(&call))
+}
+
+fn built_in(tool: &str, call: &Call<'_>, target: &Target) -> Decision {
+    let (cwd, wt) = (call.cwd, call.wt);
+    let field = |name: &str| match name {
+        "command" => call.command,
+        _ => call.path,
+    };
     match tool {
-        "Write" | "Edit" | "MultiEdit" => file_write(tool, field("file_path"), &cwd, &wt),
-        "NotebookEdit" => file_write(tool, field("notebook_path"), &cwd, &wt),
+        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => file_write(tool, field("path"), cwd, wt),
         "Bash" => match field("command") {
-            Some(command) => check_bash(command, &cwd, &wt, target.branch.as_deref()),
+            Some(command) => check_bash(command, cwd, wt, target.branch.as_deref()),
             None => Decision::Deny("the Bash call has no command".into()),
         },
         _ => Decision::None,

@@ -8,6 +8,7 @@ pub mod decision;
 mod hook;
 pub mod paths;
 mod route;
+pub mod rules;
 pub mod shell;
 mod vcs;
 
@@ -15,4 +16,5 @@ pub use bash::check_bash;
 pub use decision::Decision;
 pub use hook::{HookInput, Target, decide};
 pub use paths::Worktree;
-pub use route::{detect, from_agent_type};
+pub use route::{detect, from_agent_type, project_rules_path, run_rules_path};
+pub use rules::GuardConfig;

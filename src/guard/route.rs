@@ -65,7 +65,7 @@ fn read_branch(head: &Path) -> Option<String> {
 
 /// The repository's common git directory, found by walking up from `dir` (reading `.git`
 /// files of linked worktrees, never running git).
-fn common_dir(dir: &Path) -> Option<PathBuf> {
+pub fn common_dir(dir: &Path) -> Option<PathBuf> {
     let mut current = Some(dir);
     while let Some(path) = current {
         let dot_git = path.join(".git");
@@ -80,4 +80,16 @@ fn common_dir(dir: &Path) -> Option<PathBuf> {
         current = path.parent();
     }
     None
+}
+
+/// The project's `.spectacular/guard.toml`, read from the main checkout (which agents cannot
+/// edit), found from any folder of the repository.
+pub fn project_rules_path(dir: &Path) -> Option<PathBuf> {
+    Some(common_dir(dir)?.parent()?.join(".spectacular").join("guard.toml"))
+}
+
+/// The rules a run's guard uses: written by the engine into the run's state.
+pub fn run_rules_path(agent_type: &str, cwd: &Path) -> Option<PathBuf> {
+    let run_id = agent_type.strip_prefix("wt-")?.split("-task-").next()?;
+    Some(StateLayout::new(&common_dir(cwd)?).guard_rules(run_id))
 }

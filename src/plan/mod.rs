@@ -61,6 +61,7 @@ pub fn load(path: &Path, run_id_flag: Option<&str>) -> Result<Plan, PlanError> {
         feature: parsed.feature,
         base: parsed.base,
         agent: parsed.agent,
+        guard: parsed.guard,
         phases: parsed.phases,
     };
     for phase in &mut plan.phases {

@@ -90,6 +90,8 @@ pub struct Plan {
     pub feature: Option<String>,
     pub base: Option<Located<String>>,
     pub agent: AgentConfig,
+    /// The plan's `[guard]` rules, added to the project's guard.toml for this run.
+    pub guard: crate::guard::GuardConfig,
     pub phases: Vec<Phase>,
 }
 

@@ -10,12 +10,14 @@ use toml::Spanned;
 use super::error::PlanError;
 use super::model::{AgentConfig, AgentKind, Located, Location, Phase, Strategy, Task, TaskId};
 use super::slug::slugify;
+use crate::guard::GuardConfig;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawPlan {
     run: Option<RawRun>,
     agent: Option<RawAgent>,
+    guard: Option<Spanned<GuardConfig>>,
     #[serde(default)]
     phase: Vec<Spanned<RawPhase>>,
 }
@@ -66,6 +68,7 @@ pub struct ParsedToml {
     pub feature: Option<String>,
     pub base: Option<Located<String>>,
     pub agent: AgentConfig,
+    pub guard: GuardConfig,
     pub phases: Vec<Phase>,
 }
 
@@ -79,6 +82,15 @@ pub fn parse(file: &Path, text: &str) -> Result<ParsedToml, PlanError> {
         Some(agent) => parse_agent(agent, &at)?,
         None => AgentConfig::default(),
     };
+    let guard = match raw.guard {
+        Some(guard) => {
+            let location = at(guard.span());
+            let guard = guard.into_inner();
+            guard.validate().map_err(|err| PlanError::at(location, err, "fix the rule under [guard]"))?;
+            guard
+        }
+        None => GuardConfig::default(),
+    };
     let mut phases = Vec::with_capacity(raw.phase.len());
     for (index, spanned) in raw.phase.into_iter().enumerate() {
         let location = at(spanned.span());
@@ -89,6 +101,7 @@ pub fn parse(file: &Path, text: &str) -> Result<ParsedToml, PlanError> {
         feature: run.feature,
         base: run.base.map(|base| located(base, &at)),
         agent,
+        guard,
         phases,
     })
 }

@@ -43,6 +43,11 @@ impl StateLayout {
         self.run_dir(run_id).join(format!("plan.{extension}"))
     }
 
+    /// The guard rules of the run: the project's guard.toml merged with the plan's `[guard]`.
+    pub fn guard_rules(&self, run_id: &str) -> PathBuf {
+        self.run_dir(run_id).join("guard.toml")
+    }
+
     pub fn prompt(&self, run_id: &str, task: TaskId) -> PathBuf {
         self.run_dir(run_id).join("prompts").join(format!("{}.md", task.key()))
     }

@@ -1,0 +1,186 @@
+//! guard.toml rules and profiles, `--detect`, and routing by the subagent's name.
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::TestRepo;
+use serde_json::{Value, json};
+
+/// Runs `wt guard <args>` on one call; returns (decision or "none", reason, exit code).
+fn guard(
+    args: &[&str],
+    cwd: &Path,
+    tool: &str,
+    input: Value,
+    agent_type: Option<&str>,
+) -> (String, String, i32) {
+    let mut hook =
+        json!({"cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input});
+    if let Some(agent_type) = agent_type {
+        hook["agent_type"] = json!(agent_type);
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wt"))
+        .arg("guard")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(hook.to_string().as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let code = out.status.code().unwrap_or(-1);
+    let stdout = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    if stdout.is_empty() {
+        return ("none".into(), String::from_utf8_lossy(&out.stderr).into_owned(), code);
+    }
+    let value: Value = serde_json::from_str(&stdout).unwrap();
+    let specific = &value["hookSpecificOutput"];
+    (
+        specific["permissionDecision"].as_str().unwrap().to_owned(),
+        specific["permissionDecisionReason"].as_str().unwrap().to_owned(),
+        code,
+    )
+}
+
+fn bash(command: &str) -> Value {
+    json!({ "command": command })
+}
+
+fn file(path: &Path) -> Value {
+    json!({ "file_path": path, "content": "x" })
+}
+
+const RULES: &str = r#"
+reads = "deny-outside"
+
+[[always_deny]]
+rule = "Bash(npm publish:*)"
+reason = "publishing happens in CI"
+
+[[always_allow]]
+rule = "Bash(git push:*)"
+
+[profiles.docs]
+deny = [{ rule = "Edit(src/**)", reason = "docs branches change only docs" }]
+
+[profiles.default]
+ask = [{ rule = "Bash(make deploy:*)", reason = "deploys need a person" }]
+"#;
+
+fn repo_with_rules() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write(".spectacular/guard.toml", RULES);
+    repo.git(&["add", ".spectacular"]);
+    repo.git(&["commit", "--quiet", "-m", "guard rules"]);
+    for (dir, branch) in [("docs-wt", "docs/readme"), ("feat-wt", "feat/login")] {
+        repo.git(&["worktree", "add", "--quiet", "-b", branch, repo.scratch.join(dir).to_str().unwrap()]);
+    }
+    repo
+}
+
+#[test]
+fn detect_applies_the_project_rules_and_the_branch_type_profile() {
+    let repo = repo_with_rules();
+    let docs = repo.scratch.join("docs-wt");
+    let feat = repo.scratch.join("feat-wt");
+    let detect = ["--detect"];
+
+    let (d, reason, code) = guard(&detect, &docs, "Bash", bash("npm publish --tag next"), None);
+    assert_eq!((d.as_str(), code), ("deny", 0));
+    assert!(
+        reason.contains("publishing happens in CI") && reason.contains(docs.to_str().unwrap()),
+        "{reason}"
+    );
+    let (d, reason, _) = guard(&detect, &docs, "Edit", file(&docs.join("src/lib.rs")), None);
+    assert_eq!(d, "deny", "{reason}");
+    assert!(reason.contains("docs branches change only docs"), "{reason}");
+    assert_eq!(guard(&detect, &docs, "Edit", file(&docs.join("docs/guide.md")), None).0, "allow");
+    assert_eq!(
+        guard(&detect, &feat, "Edit", file(&feat.join("src/lib.rs")), None).0,
+        "allow",
+        "feat has no docs profile"
+    );
+    assert_eq!(guard(&detect, &feat, "Bash", bash("make deploy ENV=prod"), None).0, "ask", "default profile");
+    assert_eq!(
+        guard(&detect, &docs, "Bash", bash("git push"), None).0,
+        "deny",
+        "always_allow cannot undo a built-in deny"
+    );
+    assert_eq!(
+        guard(&detect, &docs, "Read", file(Path::new("/etc/hosts")), None).0,
+        "deny",
+        "reads = deny-outside"
+    );
+    assert_eq!(guard(&detect, &docs, "Read", file(&docs.join("README.md")), None).0, "none");
+    assert_eq!(
+        guard(&detect, &docs.join("src"), "Write", file(&repo.root.join("x")), None).0,
+        "deny",
+        "longest match"
+    );
+    assert_eq!(
+        guard(&detect, &repo.root, "Write", file(Path::new("/tmp/x")), None).0,
+        "none",
+        "the main checkout is not guarded"
+    );
+    assert_eq!(
+        guard(&["--detect", "--include-main"], &repo.root, "Write", file(Path::new("/tmp/x")), None).0,
+        "deny"
+    );
+}
+
+#[test]
+fn a_broken_guard_toml_blocks_rather_than_lets_calls_through() {
+    let repo = TestRepo::new();
+    repo.write(".spectacular/guard.toml", "[[always_deny]]\nrule = \"Bash(npm\"\n");
+    let (d, stderr, code) = guard(&["--detect", "--include-main"], &repo.root, "Bash", bash("ls"), None);
+    assert_eq!((d.as_str(), code), ("none", 2), "{stderr}");
+    assert!(stderr.contains("guard.toml") && stderr.contains("closing `)`"), "{stderr}");
+}
+
+#[test]
+fn a_run_routes_its_subagents_by_name_with_the_plans_guard_rules() {
+    let repo = TestRepo::new();
+    let plan = repo.plan(
+        "plan.toml",
+        "[run]\nid = \"90a7d1\"\n[guard]\nalways_deny = [{ rule = \"Bash(cargo publish:*)\", reason = \"not from a task\" }]\n\
+         [[phase]]\n[[phase.task]]\nname = \"t\"\nrun = \"echo > t\"\n",
+    );
+    repo.wt(&["run", plan.to_str().unwrap()]).ok();
+    let main = repo.root.join(".worktrees/90a7d1-main");
+    let agent = Some("wt-90a7d1-task-1-1");
+    // A subagent's cwd is the session's folder: the user's checkout.
+    assert_eq!(guard(&[], &repo.root, "Write", file(&repo.root.join("README.md")), agent).0, "deny");
+    assert_eq!(guard(&[], &repo.root, "Write", file(&main.join("new.rs")), agent).0, "allow");
+    let (d, reason, _) =
+        guard(&[], &repo.root, "Bash", bash(&format!("cd {} && cargo publish", main.display())), agent);
+    assert_eq!(d, "deny");
+    assert!(reason.contains("not from a task"), "{reason}");
+    assert_eq!(guard(&[], &repo.root, "Write", file(Path::new("/tmp/x")), Some("general-purpose")).0, "none");
+    assert_eq!(guard(&[], &repo.root, "Write", file(Path::new("/tmp/x")), None).0, "none");
+    let (d, stderr, code) =
+        guard(&[], &repo.root, "Write", file(Path::new("/tmp/x")), Some("wt-0dead0-task-1-1"));
+    assert_eq!((d.as_str(), code), ("none", 2), "an unknown run of ours blocks: {stderr}");
+
+    let agent_file = std::fs::read_to_string(repo.root.join(".claude/agents/wt-90a7d1-task-1-1.md")).unwrap();
+    assert!(agent_file.contains("--rules '"), "{agent_file}");
+}
+
+#[test]
+fn a_bad_guard_rule_in_a_plan_is_located() {
+    let repo = TestRepo::new();
+    let plan = repo.plan(
+        "plan.toml",
+        "[guard]\nalways_deny = [{ rule = \"Edit(src\" }]\n[[phase]]\n[[phase.task]]\nname = \"t\"\n",
+    );
+    let out = repo.wt(&["plan", plan.to_str().unwrap()]);
+    assert_eq!(out.code(), 2);
+    assert!(
+        out.stderr().contains("plan.toml:1:1:") && out.stderr().contains("closing `)`"),
+        "{}",
+        out.stderr()
+    );
+}
