@@ -127,7 +127,7 @@ impl GuardConfig {
         let profile =
             profile.and_then(|kind| self.profiles.get(kind)).or_else(|| self.profiles.get("default"));
         let mut decision = self.reads_decision(call);
-        let groups: [(&[RuleEntry], fn(String) -> Decision, &str); 5] = [
+        let groups: [RuleGroup; 5] = [
             (&self.always_deny, Decision::Deny, "always_deny"),
             (profile.map_or(&[], |p| p.deny.as_slice()), Decision::Deny, "the branch profile"),
             (profile.map_or(&[], |p| p.ask.as_slice()), Decision::Ask, "the branch profile"),
@@ -161,6 +161,9 @@ impl GuardConfig {
         }
     }
 }
+
+/// Rules, the decision they make, and where they come from (for the reason).
+type RuleGroup<'a> = (&'a [RuleEntry], fn(String) -> Decision, &'static str);
 
 /// One tool call, as rules see it.
 pub struct Call<'a> {
