@@ -56,6 +56,17 @@ fn agents_are_written_for_each_task_and_leave_with_their_worktree() {
     );
     assert!(agents.join("wt-a9e471-task-2-2.md").exists());
     assert!(agents.join("wt-a9e471-task-1-1.md").exists(), "the sequential task has one too");
+    let validated = repo
+        .command(common::claude_client().to_str().unwrap(), &repo.root)
+        .args(["plugin", "validate", agents.to_str().unwrap(), "--strict"])
+        .output()
+        .unwrap();
+    assert!(
+        validated.status.success(),
+        "Claude Code refuses the generated agents:\n{}{}",
+        String::from_utf8_lossy(&validated.stdout),
+        String::from_utf8_lossy(&validated.stderr)
+    );
     std::fs::write(marks.join("go"), "").unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

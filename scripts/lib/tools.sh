@@ -7,6 +7,7 @@
 
 GIT_SPICE_VERSION=v0.31.2
 NEXTEST_VERSION=0.9.151
+CLAUDE_CODE_VERSION=2.1.330
 
 tools_root() {
     printf '%s\n' "${SPECTACULAR_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/spectacular-tools}"
@@ -71,4 +72,25 @@ ensure_nextest() {
             tools_die "cargo install cargo-nextest failed (see above)" "check 'cargo --version' (needs Rust >= 1.91)"
     fi
     printf '%s\n' "$root/bin"
+}
+
+# Prints the path of the Claude Code client (the native binary from the npm package), installing
+# the package into the cache when missing. Tests run it offline against a scripted model server.
+ensure_claude() {
+    local root binary
+    root="$(tools_root)/claude-code-$CLAUDE_CODE_VERSION"
+    binary="$root/node_modules/@anthropic-ai/claude-code-linux-x64/claude"
+    if [ ! -x "$binary" ]; then
+        command -v npm >/dev/null 2>&1 ||
+            tools_die "Claude Code $CLAUDE_CODE_VERSION is not installed and npm is not on PATH to install it" \
+                "install Node.js and npm (https://nodejs.org), then run this script again"
+        printf 'installing Claude Code %s into %s (one time, about 380 MB)\n' "$CLAUDE_CODE_VERSION" "$root" >&2
+        mkdir -p "$root"
+        (cd "$root" && npm install --no-audit --no-fund --ignore-scripts --loglevel=error \
+            "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" >&2) ||
+            tools_die "npm install @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION failed (see above)" \
+                "check that the npm registry is reachable"
+        [ -x "$binary" ] || tools_die "the Claude Code package has no native binary for this machine at $binary"
+    fi
+    printf '%s\n' "$binary"
 }

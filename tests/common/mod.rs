@@ -223,3 +223,12 @@ impl WtOutput {
         self.stdout().lines().map(|line| serde_json::from_str(line).unwrap()).collect()
     }
 }
+
+/// The Claude Code client scripts/test installed (`WT_TEST_CLAUDE`).
+pub fn claude_client() -> PathBuf {
+    let path = std::env::var_os("WT_TEST_CLAUDE")
+        .map(PathBuf::from)
+        .expect("WT_TEST_CLAUDE is not set: run the tests with scripts/test, which installs Claude Code");
+    assert!(path.is_file(), "WT_TEST_CLAUDE={} does not exist; run scripts/test", path.display());
+    path
+}
