@@ -40,7 +40,10 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<(Run<
     let agent = resolve_agent(&plan, overrides.agent_kind, overrides.agent_command.clone())?;
     let base = match &existing {
         Some(manifest) => manifest.base.clone(),
-        None => resolve_base(&repo, &plan, base)?,
+        None => match spectacular_main_branch(&repo, &run_id, &base, &plan)? {
+            Some(branch) => branch,
+            None => resolve_base(&repo, &plan, base)?,
+        },
     };
     let spice = Spice::discover()?;
     // A resumed run may first have to mend what its killed predecessor left half written; the
@@ -90,7 +93,9 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<(Run<
         let _repo_lock = ws.repo_lock()?;
         ws.journal
             .step("exclude", "info/exclude", || Ok(git::ensure_excluded(ws.repo.common_dir(), EXCLUDES)?))?;
-        if !ws.repo.reference_exists("refs/spice/data")? {
+        if ws.repo.reference_exists("refs/spice/data")? {
+            ensure_base_tracked(&ws, &base)?;
+        } else {
             ws.journal.step("spice-init", &base, || Ok(ws.spice.repo_init(ws.repo.root(), &base)?))?;
         }
         ensure_main_worktree(&ws, &base)?;
@@ -142,6 +147,37 @@ fn resolve_agent(
         },
         AgentKind::Claude => Err(EngineError::ClaudeUnavailable),
     }
+}
+
+/// spectacular's layout: `/spectacular:spec` made `.worktrees/<runId>-main` on branch
+/// `<runId>-main`; the run reuses that worktree and stacks on that branch (unless a base is given).
+fn spectacular_main_branch(
+    repo: &Repo,
+    run_id: &str,
+    cli_base: &Option<String>,
+    plan: &Plan,
+) -> Result<Option<String>, EngineError> {
+    if cli_base.is_some() || plan.base.is_some() {
+        return Ok(None);
+    }
+    let path = main_worktree_path(repo, run_id);
+    if !path.exists() || git::open_worktree(&path).is_err() {
+        return Ok(None);
+    }
+    let expected = format!("{run_id}-main");
+    Ok(git::current_branch(&path)?.filter(|branch| *branch == expected))
+}
+
+/// Stacking on a branch git-spice does not track fails, so a base other than the trunk is
+/// tracked on the trunk first. The caller holds the repo lock.
+fn ensure_base_tracked(ws: &Workspace, base: &str) -> Result<(), EngineError> {
+    let tracked = ws.spice.log_all(ws.repo.root())?;
+    if tracked.iter().any(|branch| branch.name == base) {
+        return Ok(());
+    }
+    let Some(trunk) = tracked.iter().find(|branch| branch.down.is_none()) else { return Ok(()) };
+    let trunk = trunk.name.clone();
+    ws.journal.step("track-base", base, || Ok(ws.spice.branch_track(ws.repo.root(), base, &trunk)?))
 }
 
 /// `--base`, else the plan's base, else the branch checked out in the main checkout.

@@ -152,6 +152,7 @@ pub fn check_main_worktree(manifest: &RunManifest) -> Result<(), EngineError> {
     let tasks = || manifest.phases.iter().flat_map(|p| &p.tasks);
     if let Some(branch) = &branch
         && !tasks().any(|t| &t.branch == branch)
+        && *branch != manifest.base
     {
         return Err(EngineError::WrongBranch {
             path: main.clone(),

@@ -2,6 +2,7 @@
 
 mod diff;
 mod error;
+mod markdown_plan;
 mod model;
 pub mod run_id;
 mod slug;
@@ -9,6 +10,8 @@ mod toml_plan;
 mod validate;
 mod view;
 
+#[cfg(test)]
+mod markdown_tests;
 #[cfg(test)]
 mod tests;
 
@@ -40,18 +43,21 @@ pub fn load(path: &Path, run_id_flag: Option<&str>) -> Result<Plan, PlanError> {
     let source = absolute(path);
     let parsed = match path.extension().and_then(|ext| ext.to_str()) {
         Some("toml") => toml_plan::parse(path, &text)?,
+        Some("md" | "markdown") => from_markdown(path, &text)?,
         _ => {
             return Err(PlanError::file(
                 path.to_owned(),
                 "unknown plan format",
-                "name the plan file *.toml (see the plan format in the README)",
+                "name the plan file *.toml, or *.md for a spectacular plan (see the README)",
             ));
         }
     };
-    let (run_id, run_id_origin, run_id_location) = match (run_id_flag, parsed.run_id) {
-        (Some(flag), _) => (flag.to_owned(), RunIdOrigin::Flag, None),
-        (None, Some(id)) => (id.value, RunIdOrigin::Plan, Some(id.location)),
-        (None, None) => (run_id::derive(&source, &bytes), RunIdOrigin::Derived, None),
+    let from_path = spec_dir_run_id(&source).filter(|_| parsed.run_id.is_none());
+    let (run_id, run_id_origin, run_id_location) = match (run_id_flag, parsed.run_id, from_path) {
+        (Some(flag), _, _) => (flag.to_owned(), RunIdOrigin::Flag, None),
+        (None, Some(id), _) => (id.value, RunIdOrigin::Plan, Some(id.location)),
+        (None, None, Some(id)) => (id, RunIdOrigin::Plan, None),
+        (None, None, None) => (run_id::derive(&source, &bytes), RunIdOrigin::Derived, None),
     };
     let mut plan = Plan {
         digest: run_id::digest(&bytes),
@@ -71,6 +77,37 @@ pub fn load(path: &Path, run_id_flag: Option<&str>) -> Result<Plan, PlanError> {
     }
     validate::validate(&plan, run_id_location.as_ref())?;
     Ok(plan)
+}
+
+/// A spectacular plan.md in the plan's shape: no agent settings, no guard rules, the run id from
+/// the frontmatter.
+fn from_markdown(path: &Path, text: &str) -> Result<toml_plan::ParsedToml, PlanError> {
+    let parsed = markdown_plan::parse(path, text)?;
+    if parsed.phases.is_empty() {
+        return Err(PlanError::file(
+            path.to_owned(),
+            "the plan has no phases",
+            "write each phase as `## Phase 1: <name>` followed by `**Strategy**: sequential` or `parallel`",
+        ));
+    }
+    let run_id = parsed
+        .run_id
+        .map(|value| Located { value, location: Location { file: path.to_owned(), line: 2, column: 1 } });
+    Ok(toml_plan::ParsedToml {
+        run_id,
+        feature: parsed.feature,
+        base: None,
+        agent: AgentConfig::default(),
+        guard: crate::guard::GuardConfig::default(),
+        phases: parsed.phases,
+    })
+}
+
+/// `specs/<runId>-<slug>/plan.md`, as spectacular lays runs out.
+fn spec_dir_run_id(source: &Path) -> Option<String> {
+    let dir = source.parent()?.file_name()?.to_str()?;
+    let (id, slug) = dir.split_once('-')?;
+    (run_id::is_valid(id) && !slug.is_empty()).then(|| id.to_owned())
 }
 
 fn absolute(path: &Path) -> PathBuf {
