@@ -94,3 +94,23 @@ ensure_claude() {
     fi
     printf '%s\n' "$binary"
 }
+
+# Prints the directory holding git-spice's offline forge for submit tests: `shamhub-serve` (the
+# server), `shamhub` (its admin client) and a `gs` built with the shamhub forge. It is a separate
+# GOBIN so this `gs` never shadows the normal build.
+ensure_shamhub() {
+    local dir
+    dir="$(tools_root)/shamhub-$GIT_SPICE_VERSION/bin"
+    if [ ! -x "$dir/gs" ] || [ ! -x "$dir/shamhub-serve" ] || [ ! -x "$dir/shamhub" ]; then
+        command -v go >/dev/null 2>&1 ||
+            tools_die "git-spice's offline forge is not installed and Go is not on PATH to build it" \
+                "install Go >= 1.26, then run this script again"
+        printf 'installing the shamhub forge of git-spice %s into %s (one time)\n' "$GIT_SPICE_VERSION" "$dir" >&2
+        mkdir -p "$dir"
+        go_install_pinned "$dir" go.abhg.dev/gs "$GIT_SPICE_VERSION" go.abhg.dev/gs -tags shamhub &&
+            go_install_pinned "$dir" go.abhg.dev/gs "$GIT_SPICE_VERSION" go.abhg.dev/gs/cmd/shamhub-serve &&
+            go_install_pinned "$dir" go.abhg.dev/gs "$GIT_SPICE_VERSION" go.abhg.dev/gs/cmd/shamhub ||
+            tools_die "building git-spice's shamhub forge failed (see above)" "check 'go version' (needs Go >= 1.26)"
+    fi
+    printf '%s\n' "$dir"
+}

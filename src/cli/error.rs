@@ -104,7 +104,12 @@ impl From<EngineError> for CliError {
             | EngineError::WrongBranch { .. }
             | EngineError::DirtyWorktree { .. }
             | EngineError::ClaudeUnavailable => CliError::new(exit::ENVIRONMENT, err.to_string()),
-            EngineError::PlanChanged { .. } => CliError::new(exit::BAD_INPUT, err.to_string()),
+            EngineError::PlanChanged { .. } | EngineError::NoSuchRun { .. } => {
+                CliError::new(exit::BAD_INPUT, err.to_string())
+            }
+            EngineError::NotDone { .. }
+            | EngineError::UnsupportedRemote { .. }
+            | EngineError::NotLoggedIn { .. } => CliError::new(exit::ENVIRONMENT, err.to_string()),
             EngineError::Linearize { .. } => CliError::new(exit::RUN_FAILED, err.to_string()),
             _ => CliError::new(exit::INTERNAL, err.to_string()),
         };

@@ -8,6 +8,7 @@ mod plan_cmd;
 mod resume_cmd;
 mod run_cmd;
 mod status_cmd;
+mod submit_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -39,6 +40,8 @@ enum Command {
     Resume(resume_cmd::ResumeArgs),
     /// Validate a plan and print it normalized.
     Plan(plan_cmd::PlanArgs),
+    /// Submit a finished run's stack for review (git-spice stack submit; drafts by default).
+    Submit(submit_cmd::SubmitArgs),
     /// Remove a run's worktrees, generated files and state; its branches stay unless asked.
     Cleanup(cleanup_cmd::CleanupArgs),
     /// PreToolUse hook: keep an agent inside its worktree (reads the hook JSON on stdin).
@@ -61,6 +64,7 @@ pub fn main() -> ExitCode {
         Command::Plan(args) => plan_cmd::run(args, &cwd),
         Command::Status(args) => status_cmd::run(args, &cwd),
         Command::Cleanup(args) => cleanup_cmd::run(args, &cwd),
+        Command::Submit(args) => submit_cmd::run(args, &cwd),
         Command::Guard(args) => Ok(guard_cmd::run(args)),
         Command::CheckIgnore(args) => check_ignore_cmd::run(args, &cwd),
     };

@@ -3,6 +3,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::plan_cmd::relative;
+use super::submit_cmd::{SubmitFlags, submit_run};
 use super::{CliError, exit};
 use crate::engine::{self, Overrides, RunOutcome, RunRequest};
 use crate::plan::{self, AgentKind, Plan};
@@ -37,6 +38,11 @@ pub struct RunOptions {
     /// Go on with a plan that changed since the run started (unchanged verified tasks are kept).
     #[arg(long)]
     force_plan: bool,
+    /// Submit the stack when the run is done (see `wt submit`).
+    #[arg(long)]
+    submit: bool,
+    #[command(flatten)]
+    submit_flags: SubmitFlags,
     /// Print one JSON event per line on stdout.
     #[arg(long)]
     json: bool,
@@ -82,7 +88,13 @@ pub fn execute(plan: Plan, cwd: &Path, base: Option<String>, options: RunOptions
     if !options.json {
         print_summary(&outcome, &format!("wt resume {run_id}"));
     }
-    Ok(if outcome.ok { exit::OK } else { exit::RUN_FAILED })
+    if !outcome.ok {
+        return Ok(exit::RUN_FAILED);
+    }
+    if options.submit {
+        return submit_run(cwd, &run_id, options.submit_flags, options.json);
+    }
+    Ok(exit::OK)
 }
 
 fn print_summary(outcome: &RunOutcome, resume: &str) {

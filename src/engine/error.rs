@@ -40,6 +40,14 @@ pub enum EngineError {
     DirtyWorktrees { dirty: Vec<(PathBuf, Vec<String>)> },
     #[error("these branches are not merged into {base}: {}", branches.join(", "))]
     UnmergedBranches { base: String, branches: Vec<String> },
+    #[error("no run {run_id} in {root}")]
+    NoSuchRun { run_id: String, root: PathBuf },
+    #[error("run {run_id} is not done, so its stack is not complete")]
+    NotDone { run_id: String },
+    #[error("the remote is not a forge git-spice can open change requests on: {detail}")]
+    UnsupportedRemote { detail: String },
+    #[error("git-spice is not logged in to the forge: {detail}")]
+    NotLoggedIn { detail: String },
     #[error("the agent kind \"claude\" is not available in this build of wt")]
     ClaudeUnavailable,
     #[error("linearizing phase {phase}: moving {branch} onto {onto} failed: {detail}")]
@@ -88,6 +96,14 @@ impl EngineError {
             EngineError::UnmergedBranches { .. } => {
                 "keep the branches (leave out --delete-branches), or pass --force to delete them anyway".into()
             }
+            EngineError::NoSuchRun { .. } => "`wt status` lists the runs of this repository".into(),
+            EngineError::NotDone { run_id } => format!("finish it first: `wt resume {run_id}`"),
+            EngineError::UnsupportedRemote { .. } => {
+                "to only push the branches, pass --no-publish; or set `git config spice.forge.kind <forge>` for a \
+                 forge behind an alias"
+                    .into()
+            }
+            EngineError::NotLoggedIn { .. } => "log in once with `git-spice auth login`, then submit again".into(),
             EngineError::ClaudeUnavailable => {
                 "give each task a `run` command (kind = \"script\") or use --agent command --agent-command '<cmd>'"
                     .into()

@@ -13,6 +13,7 @@ mod reconcile;
 mod run;
 mod sequential;
 mod stack;
+mod submit;
 mod task;
 mod workspace;
 
@@ -22,6 +23,7 @@ pub use cleanup::{CleanupReport, CleanupRequest, cleanup};
 pub use error::EngineError;
 pub use event::{Activity, Event, EventSink, StackEntry};
 pub use prepare::EXCLUDES;
+pub use submit::{SubmitRequest, SubmittedBranch, submit};
 pub use workspace::{WORKTREES_DIR, main_worktree_path};
 
 use crate::plan::{Plan, Strategy};

@@ -11,6 +11,14 @@ pub struct LoggedBranch {
     pub down: Option<Down>,
     #[serde(default)]
     pub ups: Vec<Up>,
+    pub change: Option<Change>,
+}
+
+/// The change request of a submitted branch.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+pub struct Change {
+    pub id: String,
+    pub url: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]

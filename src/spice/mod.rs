@@ -7,7 +7,7 @@ mod log;
 
 use std::path::{Path, PathBuf};
 
-pub use log::LoggedBranch;
+pub use log::{Change, LoggedBranch};
 
 use crate::process::{Cmd, ProcessError};
 
@@ -34,6 +34,12 @@ pub enum SpiceError {
 fn min_version() -> String {
     let (major, minor, patch) = MIN_VERSION;
     format!("{major}.{minor}.{patch}")
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct SubmitOptions {
+    pub draft: bool,
+    pub publish: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -104,6 +110,17 @@ impl Spice {
     /// them are retargeted by git-spice, not rebased.
     pub fn branch_delete(&self, dir: &Path, branches: &[String]) -> Result<(), SpiceError> {
         self.cmd(dir).args(["branch", "delete", "--force", "--restack=none"]).args(branches).read()?;
+        Ok(())
+    }
+
+    /// `stack submit --fill --no-web` (draft or not; `--no-publish` only pushes), from `dir`.
+    pub fn stack_submit(&self, dir: &Path, options: SubmitOptions) -> Result<(), SpiceError> {
+        let mut cmd = self.cmd(dir).args(["stack", "submit", "--fill", "--no-web"]);
+        cmd = cmd.arg(if options.draft { "--draft" } else { "--no-draft" });
+        if !options.publish {
+            cmd = cmd.arg("--no-publish");
+        }
+        cmd.read()?;
         Ok(())
     }
 
