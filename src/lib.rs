@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod cli;
+pub mod doctor;
 pub mod engine;
 pub mod git;
 pub mod guard;

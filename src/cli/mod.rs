@@ -2,6 +2,7 @@
 
 mod check_ignore_cmd;
 mod cleanup_cmd;
+mod doctor_cmd;
 mod error;
 mod guard_cmd;
 mod plan_cmd;
@@ -46,6 +47,8 @@ enum Command {
     Cleanup(cleanup_cmd::CleanupArgs),
     /// PreToolUse hook: keep an agent inside its worktree (reads the hook JSON on stdin).
     Guard(guard_cmd::GuardArgs),
+    /// Say what is missing on this machine and in this repository, with the command that fixes it.
+    Doctor(doctor_cmd::DoctorArgs),
     /// Check that run worktrees and generated agents are ignored by git; --fix adds the rules.
     CheckIgnore(check_ignore_cmd::CheckIgnoreArgs),
     /// Show the runs of this repository with their phases, tasks, branches and worktrees.
@@ -67,6 +70,7 @@ pub fn main() -> ExitCode {
         Command::Submit(args) => submit_cmd::run(args, &cwd),
         Command::Guard(args) => Ok(guard_cmd::run(args)),
         Command::CheckIgnore(args) => check_ignore_cmd::run(args, &cwd),
+        Command::Doctor(args) => doctor_cmd::run(args, &cwd),
     };
     match result {
         Ok(code) => ExitCode::from(code),

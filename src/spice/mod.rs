@@ -79,6 +79,13 @@ impl Spice {
         Ok(Spice { bin: bin.to_owned() })
     }
 
+    /// The binary and its version, for reports.
+    pub fn describe(&self) -> String {
+        let version = Cmd::new(&self.bin).arg("--version").read().ok();
+        let line = version.and_then(|out| out.stdout.lines().next().map(str::to_owned)).unwrap_or_default();
+        format!("{} ({})", line.trim(), self.bin.display())
+    }
+
     fn cmd(&self, dir: &Path) -> Cmd {
         Cmd::new(&self.bin)
             .dir(dir)

@@ -1,0 +1,81 @@
+use std::path::Path;
+
+use clap::Args;
+use serde::Serialize;
+
+use super::{CliError, exit};
+use crate::doctor::{self, Check, LeftoverWorktree, Status};
+
+#[derive(Args)]
+pub struct DoctorArgs {
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct Report {
+    checks: Vec<Check>,
+    interrupted_runs: Vec<String>,
+    worktrees: Vec<LeftoverWorktree>,
+}
+
+pub fn run(args: DoctorArgs, cwd: &Path) -> Result<u8, CliError> {
+    let mut checks = doctor::machine_checks();
+    let (interrupted_runs, worktrees) = match doctor::repository(cwd) {
+        Some(repo) => {
+            checks.extend(doctor::repository_checks(&repo));
+            (doctor::interrupted_runs(&repo), doctor::leftover_worktrees(&repo))
+        }
+        None => (Vec::new(), Vec::new()),
+    };
+    let missing = checks.iter().any(|c| c.status == Status::Missing);
+    let report = Report { checks, interrupted_runs, worktrees };
+    if args.json {
+        let text = serde_json::to_string_pretty(&report)
+            .map_err(|err| CliError::new(exit::INTERNAL, err.to_string()))?;
+        println!("{text}");
+    } else {
+        print(&report);
+    }
+    Ok(if missing { exit::ENVIRONMENT } else { exit::OK })
+}
+
+fn print(report: &Report) {
+    for check in &report.checks {
+        let status = match check.status {
+            Status::Ok => "ok     ",
+            Status::Warn => "warn   ",
+            Status::Missing => "MISSING",
+        };
+        println!("{status}  {:<18} {}", check.name, check.detail);
+        if let Some(fix) = &check.fix {
+            println!("         {:<18} fix: {fix}", "");
+        }
+    }
+    for run_id in &report.interrupted_runs {
+        println!(
+            "warn     interrupted run    {run_id}: resume it with `wt resume {run_id}` or remove it with `wt cleanup {run_id}`"
+        );
+    }
+    for worktree in &report.worktrees {
+        println!(
+            "note     worktree           {} ({}, {}): {}",
+            worktree.path.display(),
+            human_size(worktree.bytes),
+            worktree.run_status,
+            worktree.fix
+        );
+    }
+}
+
+fn human_size(bytes: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut size = bytes as f64;
+    let mut unit = 0;
+    while size >= 1024.0 && unit < units.len() - 1 {
+        size /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 { format!("{bytes} B") } else { format!("{size:.1} {}", units[unit]) }
+}

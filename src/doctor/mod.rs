@@ -1,0 +1,170 @@
+//! `wt doctor`: what this machine and repository have and lack, each problem with the command
+//! that fixes it. Probes run the tools (`--version`), never change anything.
+
+mod runs;
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::git::{self, Repo};
+use crate::process::Cmd;
+use crate::spice::{Spice, SpiceError};
+
+pub use runs::{LeftoverWorktree, interrupted_runs, leftover_worktrees};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    /// Works without it, but something is worse.
+    Warn,
+    /// Required and missing: runs fail.
+    Missing,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    pub name: &'static str,
+    pub status: Status,
+    pub detail: String,
+    pub fix: Option<String>,
+}
+
+impl Check {
+    fn ok(name: &'static str, detail: impl Into<String>) -> Check {
+        Check { name, status: Status::Ok, detail: detail.into(), fix: None }
+    }
+
+    fn problem(
+        name: &'static str,
+        status: Status,
+        detail: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Check {
+        Check { name, status, detail: detail.into(), fix: Some(fix.into()) }
+    }
+}
+
+/// The oldest git git-spice supports.
+const MIN_GIT: (u32, u32) = (2, 38);
+
+pub fn machine_checks() -> Vec<Check> {
+    let spice = spice_check();
+    let spice_missing = spice.status == Status::Missing;
+    let claude = claude_check();
+    let plugin = plugin_check(claude.status == Status::Ok);
+    vec![git_check(), spice, go_check(spice_missing), claude, plugin]
+}
+
+fn version_line(program: &str, args: &[&str]) -> Option<String> {
+    let out = Cmd::new(program).args(args).read().ok()?;
+    Some(out.stdout.lines().next().unwrap_or_default().trim().to_owned())
+}
+
+fn git_check() -> Check {
+    let Some(line) = version_line("git", &["--version"]) else {
+        return Check::problem("git", Status::Missing, "git is not on PATH", "install git 2.38 or newer");
+    };
+    let version: Vec<u32> =
+        line.trim_start_matches("git version ").split('.').take(2).filter_map(|p| p.parse().ok()).collect();
+    match version.as_slice() {
+        [major, minor] if (*major, *minor) < MIN_GIT => Check::problem(
+            "git",
+            Status::Missing,
+            format!("{line}; git-spice needs 2.38 or newer"),
+            "upgrade git",
+        ),
+        _ => Check::ok("git", line),
+    }
+}
+
+fn spice_check() -> Check {
+    let install = "go install go.abhg.dev/gs@v0.31.2 (scripts/demo and scripts/test install it into ~/.cache/spectacular-tools)";
+    match Spice::discover() {
+        Ok(spice) => Check::ok("git-spice", spice.describe()),
+        Err(err @ (SpiceError::NotGitSpice { .. } | SpiceError::TooOld { .. } | SpiceError::NotFound)) => {
+            Check::problem("git-spice", Status::Missing, err.to_string(), install)
+        }
+        Err(err) => Check::problem("git-spice", Status::Missing, err.to_string(), install),
+    }
+}
+
+fn go_check(required: bool) -> Check {
+    match version_line("go", &["version"]) {
+        Some(line) => Check::ok("go", line),
+        None => Check::problem(
+            "go",
+            if required { Status::Missing } else { Status::Warn },
+            "Go is not on PATH (it builds git-spice)",
+            "install Go 1.26 or newer (https://go.dev/doc/install)",
+        ),
+    }
+}
+
+fn claude_check() -> Check {
+    match version_line("claude", &["--version"]) {
+        Some(line) => Check::ok("claude", line),
+        None => Check::problem(
+            "claude",
+            Status::Warn,
+            "Claude Code is not on PATH (needed for the claude agent and /spectacular:execute)",
+            "npm install -g @anthropic-ai/claude-code",
+        ),
+    }
+}
+
+fn plugin_check(claude_found: bool) -> Check {
+    let install = "in Claude Code: /plugin marketplace add <this repository>, then /plugin install spectacular@spectacular";
+    if !claude_found {
+        return Check::problem("plugin", Status::Warn, "cannot tell without Claude Code", install);
+    }
+    let listed = Cmd::new("claude").args(["plugin", "list", "--json"]).read().ok();
+    let installed = listed.is_some_and(|out| {
+        serde_json::from_str::<serde_json::Value>(&out.stdout).is_ok_and(|v| {
+            v.as_array().is_some_and(|plugins| {
+                plugins.iter().any(|p| {
+                    let id =
+                        p.get("id").or_else(|| p.get("name")).and_then(|n| n.as_str()).unwrap_or_default();
+                    id == "spectacular" || id.starts_with("spectacular@")
+                })
+            })
+        })
+    });
+    if installed {
+        Check::ok("plugin", "the spectacular plugin is installed")
+    } else {
+        Check::problem(
+            "plugin",
+            Status::Warn,
+            "the spectacular plugin is not installed in Claude Code",
+            install,
+        )
+    }
+}
+
+/// Checks of the repository `dir` is in: ignore rules.
+pub fn repository_checks(repo: &Repo) -> Vec<Check> {
+    let samples = [
+        ("worktrees ignored", ".worktrees/x/file"),
+        ("agents ignored", ".claude/agents/wt-abc123-task-1-1.md"),
+    ];
+    samples
+        .iter()
+        .map(|(name, sample)| match git::is_ignored(repo.root(), sample) {
+            Ok(true) => Check::ok(name, format!("{sample} is ignored")),
+            Ok(false) => Check::problem(
+                name,
+                Status::Warn,
+                format!("git does not ignore {sample} (wt adds the rule before a run)"),
+                "wt check-ignore --fix",
+            ),
+            Err(err) => Check::problem(name, Status::Warn, err.to_string(), "wt check-ignore --fix"),
+        })
+        .collect()
+}
+
+/// Whether `dir` is inside a repository, for checks that need one.
+pub fn repository(dir: &Path) -> Option<Repo> {
+    Repo::discover(dir).ok()
+}

@@ -1,0 +1,77 @@
+//! Runs and worktrees left behind: interrupted runs and the space their worktrees take.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::git::Repo;
+use crate::store::{FileLock, RunManifest, RunState, StateLayout};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LeftoverWorktree {
+    pub path: PathBuf,
+    pub run_id: Option<String>,
+    /// running, interrupted, failed, done, or unknown (no run state).
+    pub run_status: String,
+    pub bytes: u64,
+    pub fix: String,
+}
+
+/// Every folder under `.worktrees/`, with its run's state and its size on disk.
+pub fn leftover_worktrees(repo: &Repo) -> Vec<LeftoverWorktree> {
+    let layout = StateLayout::new(repo.common_dir());
+    let Ok(entries) = std::fs::read_dir(repo.root().join(".worktrees")) else { return Vec::new() };
+    let mut out: Vec<LeftoverWorktree> = entries
+        .flatten()
+        .map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let run_id =
+                name.split('-').next().filter(|id| crate::plan::run_id::is_valid(id)).map(str::to_owned);
+            let run_status = run_id.as_deref().map_or("unknown".to_owned(), |id| run_status(&layout, id));
+            let fix = match (&run_id, run_status.as_str()) {
+                (Some(id), "interrupted" | "failed") => format!("wt resume {id}, or wt cleanup {id}"),
+                (Some(id), "running") => format!("wait for run {id}"),
+                (Some(id), _) => format!("wt cleanup {id}"),
+                (None, _) => {
+                    format!("not a wt run; remove {} yourself if it is not needed", entry.path().display())
+                }
+            };
+            LeftoverWorktree { bytes: size(&entry.path()), path: entry.path(), run_id, run_status, fix }
+        })
+        .collect();
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+fn run_status(layout: &StateLayout, run_id: &str) -> String {
+    let Ok(manifest) = RunManifest::load(&layout.manifest(run_id)) else { return "unknown".into() };
+    match manifest.state {
+        RunState::Running if FileLock::is_held(&layout.run_lock(run_id)) => "running",
+        RunState::Running => "interrupted",
+        RunState::Failed => "failed",
+        RunState::Done => "done",
+    }
+    .into()
+}
+
+/// Bytes of the files under `path` (symlinks not followed).
+fn size(path: &Path) -> u64 {
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return 0 };
+    if !meta.is_dir() {
+        return meta.len();
+    }
+    std::fs::read_dir(path).map_or(0, |entries| entries.flatten().map(|e| size(&e.path())).sum())
+}
+
+/// Runs whose process died before they finished.
+pub fn interrupted_runs(repo: &Repo) -> Vec<String> {
+    let layout = StateLayout::new(repo.common_dir());
+    let Ok(entries) = std::fs::read_dir(layout.runs_dir()) else { return Vec::new() };
+    let mut ids: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|id| run_status(&layout, id) == "interrupted")
+        .collect();
+    ids.sort();
+    ids
+}

@@ -1,0 +1,109 @@
+//! `wt doctor` with and without each dependency on PATH.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use common::TestRepo;
+use serde_json::Value;
+
+/// The folder holding `program` on the test's PATH.
+fn dir_of(program: &str) -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap();
+    std::env::split_paths(&path)
+        .find(|dir| dir.join(program).is_file())
+        .unwrap_or_else(|| panic!("{program} not on PATH"))
+}
+
+/// A folder with one executable `name` linking to `target`, or a script.
+fn bin_dir(repo: &TestRepo, name: &str, target: Option<&Path>, script: &str) -> PathBuf {
+    let dir = repo.scratch.join(format!("bin-{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    match target {
+        Some(target) => std::os::unix::fs::symlink(target, dir.join(name)).unwrap(),
+        None => {
+            std::fs::write(dir.join(name), format!("#!/bin/sh\n{script}\n")).unwrap();
+            std::fs::set_permissions(dir.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    dir
+}
+
+fn doctor(repo: &TestRepo, dirs: &[PathBuf]) -> (i32, Value) {
+    let path = std::env::join_paths(dirs).unwrap();
+    let out = repo.wt_with_env(&["doctor", "--json"], &[("PATH", path.to_str().unwrap())]);
+    (out.code(), serde_json::from_str(&out.stdout()).unwrap_or_else(|e| panic!("{e}: {}", out.stdout())))
+}
+
+fn check<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["checks"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap()
+}
+
+#[test]
+fn a_machine_with_everything_passes_and_one_without_git_spice_fails_with_the_fix() {
+    let repo = TestRepo::new();
+    let claude = bin_dir(&repo, "claude", Some(&common::claude_client()), "");
+    let (git, go, gs) = (dir_of("git"), dir_of("go"), dir_of("gs"));
+
+    let (code, report) = doctor(&repo, &[git.clone(), go.clone(), gs.clone(), claude.clone()]);
+    assert_eq!(code, 0, "{report:#}");
+    for name in ["git", "git-spice", "go", "claude"] {
+        assert_eq!(check(&report, name)["status"], "ok", "{name}: {report:#}");
+    }
+    assert!(check(&report, "claude")["detail"].as_str().unwrap().contains("2.1.330"));
+    assert_eq!(check(&report, "plugin")["status"], "warn", "the plugin is not installed in this HOME");
+
+    let (code, report) = doctor(&repo, &[git.clone(), go.clone(), claude.clone()]);
+    assert_eq!(code, 3);
+    let spice = check(&report, "git-spice");
+    assert_eq!(spice["status"], "missing");
+    assert!(spice["fix"].as_str().unwrap().contains("go install go.abhg.dev/gs@v0.31.2"), "{spice}");
+
+    let (code, report) = doctor(&repo, &[git.clone(), gs.clone(), claude.clone()]);
+    assert_eq!(
+        (code, check(&report, "go")["status"].as_str()),
+        (0, Some("warn")),
+        "Go is only needed to install"
+    );
+    let (code, report) = doctor(&repo, &[git.clone(), claude]);
+    assert_eq!(
+        (code, check(&report, "go")["status"].as_str()),
+        (3, Some("missing")),
+        "no git-spice and no Go"
+    );
+    let (code, report) = doctor(&repo, &[git, go, gs]);
+    assert_eq!((code, check(&report, "claude")["status"].as_str()), (0, Some("warn")));
+}
+
+#[test]
+fn ghostscript_on_path_is_reported_as_not_git_spice() {
+    let repo = TestRepo::new();
+    let ghostscript = bin_dir(&repo, "gs", None, "echo 10.02.1");
+    let (code, report) = doctor(&repo, &[dir_of("git"), dir_of("go"), ghostscript]);
+    assert_eq!(code, 3);
+    let spice = check(&report, "git-spice");
+    assert_eq!(spice["status"], "missing");
+    assert!(spice["detail"].as_str().unwrap().contains("Ghostscript"), "{spice}");
+}
+
+#[test]
+fn interrupted_runs_and_leftover_worktrees_are_listed_with_their_size_and_fix() {
+    let repo = TestRepo::new();
+    let plan = repo.plan(
+        "plan.toml",
+        "[run]\nid = \"d0c70a\"\n[[phase]]\n[[phase.task]]\nname = \"t\"\nrun = \"echo > t\"\n",
+    );
+    repo.wt_with_env(&["run", plan.to_str().unwrap()], &[("WT_CRASH_AT", "agent@1.1")]);
+    std::fs::write(repo.root.join(".worktrees/d0c70a-main/big.bin"), vec![0u8; 100_000]).unwrap();
+    let out = repo.wt(&["doctor", "--json"]);
+    let report: Value = serde_json::from_str(&out.stdout()).unwrap();
+    assert_eq!(report["interrupted_runs"], serde_json::json!(["d0c70a"]));
+    let worktree = &report["worktrees"][0];
+    assert_eq!(worktree["run_status"], "interrupted");
+    assert!(worktree["bytes"].as_u64().unwrap() >= 100_000, "{worktree}");
+    assert_eq!(worktree["fix"], "wt resume d0c70a, or wt cleanup d0c70a");
+    let text = repo.wt(&["doctor"]).stdout();
+    assert!(text.contains("interrupted run    d0c70a"), "{text}");
+    assert!(text.contains("KiB, interrupted)"), "{text}");
+}
