@@ -3,7 +3,8 @@
 //! - `script`: the task's own `run` command, with `sh -c`;
 //! - `command`: one command for every task, a shell string (`--agent-command`) or an argv from
 //!   the plan with `{prompt_file}` replaced;
-//! - `claude`: Claude Code in headless mode (not available in this build yet).
+//! - `claude`: Claude Code in headless mode (not available in this build yet);
+//! - external: the agent runs elsewhere (a Claude Code subagent dispatched by `wt step`).
 
 mod generated;
 mod prompt;
@@ -21,6 +22,8 @@ pub enum Agent {
     Script,
     Shell(String),
     Argv(Vec<String>),
+    /// Dispatched by an orchestrator (`wt step`): wt starts no process.
+    External,
 }
 
 /// What an agent is told about its task, also exported as `WT_*` variables.
@@ -32,8 +35,9 @@ pub struct TaskContext<'a> {
 }
 
 impl Agent {
-    /// The process that does `task`, run in its worktree with the `WT_*` variables set.
-    pub fn command(&self, context: &TaskContext<'_>) -> Cmd {
+    /// The process that does `task`, run in its worktree with the `WT_*` variables set; None
+    /// when the agent runs elsewhere.
+    pub fn command(&self, context: &TaskContext<'_>) -> Option<Cmd> {
         let prompt_file = context.prompt_file.to_string_lossy();
         let cmd = match self {
             Agent::Script => Cmd::new("sh").arg("-c").arg(context.task.run.as_deref().unwrap_or("")),
@@ -43,8 +47,9 @@ impl Agent {
                 let program = words.next().unwrap_or_default();
                 Cmd::new(program).args(words)
             }
+            Agent::External => return None,
         };
-        with_task_env(cmd, context).outlive_wt()
+        Some(with_task_env(cmd, context).outlive_wt())
     }
 }
 

@@ -9,6 +9,7 @@ mod plan_cmd;
 mod resume_cmd;
 mod run_cmd;
 mod status_cmd;
+mod step_cmd;
 mod submit_cmd;
 
 use std::path::PathBuf;
@@ -37,6 +38,9 @@ struct Cli {
 enum Command {
     /// Run (or resume) a plan: every task in its own worktree and branch, stacked in plan order.
     Run(run_cmd::RunArgs),
+    /// Advance a run as far as it can without agents and say what to dispatch next (for an
+    /// orchestrating Claude Code session; see /spectacular:execute).
+    Step(step_cmd::StepArgs),
     /// Resume an interrupted or failed run by its id (the same as running its plan again).
     Resume(resume_cmd::ResumeArgs),
     /// Validate a plan and print it normalized.
@@ -64,6 +68,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run_cmd::run(args, &cwd),
         Command::Resume(args) => resume_cmd::run(args, &cwd),
+        Command::Step(args) => step_cmd::run(args, &cwd),
         Command::Plan(args) => plan_cmd::run(args, &cwd),
         Command::Status(args) => status_cmd::run(args, &cwd),
         Command::Cleanup(args) => cleanup_cmd::run(args, &cwd),

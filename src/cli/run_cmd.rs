@@ -82,6 +82,7 @@ pub fn execute(plan: Plan, cwd: &Path, base: Option<String>, options: RunOptions
         },
         base,
         force_plan: options.force_plan,
+        external_agents: false,
     };
     let sink = ui::sink_for(options.json);
     let outcome = engine::run(request, sink.as_ref()).map_err(CliError::from)?;

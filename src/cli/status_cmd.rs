@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::{CliError, exit};
 use crate::git::Repo;
-use crate::store::{FileLock, RunManifest, RunState, StateLayout};
+use crate::store::{FileLock, RunManifest, RunState, StateLayout, TaskState};
 
 #[derive(Args)]
 pub struct StatusArgs {
@@ -19,7 +19,8 @@ pub struct StatusArgs {
 /// A run as `wt status` shows it: the manifest plus what only a live check can tell.
 #[derive(Serialize)]
 struct RunStatus {
-    /// running, interrupted (its process died), failed or done.
+    /// running, dispatched (waiting for an orchestrator's subagents), interrupted (its process
+    /// died), failed or done.
     status: &'static str,
     resume: Option<String>,
     #[serde(flatten)]
@@ -34,8 +35,11 @@ pub fn run(args: StatusArgs, cwd: &Path) -> Result<u8, CliError> {
         if args.run_id.as_ref().is_some_and(|id| *id != manifest.run_id) {
             continue;
         }
+        let dispatched =
+            manifest.phases.iter().flat_map(|p| &p.tasks).any(|t| t.state == TaskState::Dispatched);
         let status = match manifest.state {
             RunState::Running if FileLock::is_held(&layout.run_lock(&manifest.run_id)) => "running",
+            RunState::Running if dispatched => "dispatched",
             RunState::Running => "interrupted",
             RunState::Failed => "failed",
             RunState::Done => "done",

@@ -13,6 +13,7 @@ mod reconcile;
 mod run;
 mod sequential;
 mod stack;
+mod step;
 mod submit;
 mod task;
 mod workspace;
@@ -23,6 +24,7 @@ pub use cleanup::{CleanupReport, CleanupRequest, cleanup};
 pub use error::EngineError;
 pub use event::{Activity, Event, EventSink, StackEntry};
 pub use prepare::EXCLUDES;
+pub use step::{Dispatch, PhaseInfo, StepOutcome, StepStatus, step};
 pub use submit::{SubmitRequest, SubmittedBranch, submit};
 pub use workspace::{WORKTREES_DIR, main_worktree_path};
 
@@ -40,6 +42,8 @@ pub struct RunRequest {
     pub base: Option<String>,
     /// Go on with a plan that changed since the run started.
     pub force_plan: bool,
+    /// The agents are dispatched by an orchestrator (`wt step`), not started by wt.
+    pub external_agents: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -143,13 +147,13 @@ fn check_out_top(run: &Run, top: &str) -> Result<(), EngineError> {
 
 /// Checks that the stack from the base through `phase`'s last task is linear in plan order
 /// (one `git-spice log` call covers the whole chain).
-fn check_stack_through(run: &Run, phase: usize) -> Result<(), EngineError> {
+pub(super) fn check_stack_through(run: &Run, phase: usize) -> Result<(), EngineError> {
     let branches = run.plan.phases.iter().take(phase).flat_map(|p| &p.tasks).map(|t| t.branch.as_str());
     let chain = std::iter::once(run.manifest.base.as_str()).chain(branches);
     stack::check_linear(&run.ws, phase, chain)
 }
 
-fn finish(run: &mut Run, ok: bool) -> Result<RunOutcome, EngineError> {
+pub(super) fn finish(run: &mut Run, ok: bool) -> Result<RunOutcome, EngineError> {
     run.ws.journal.crash_point("finish", &run.ws.run_id, false);
     run.manifest.state = if ok { RunState::Done } else { RunState::Failed };
     run.save()?;

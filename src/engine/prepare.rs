@@ -27,7 +27,7 @@ pub const EXCLUDES: &[&str] = &["/.worktrees/", "/.claude/agents/wt-*.md"];
 const DEFAULT_MAX_PARALLEL: usize = 4;
 
 pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<(Run<'s>, bool), EngineError> {
-    let RunRequest { plan, cwd, overrides, base, force_plan } = request;
+    let RunRequest { plan, cwd, overrides, base, force_plan, external_agents } = request;
     let repo = Repo::discover(&cwd)?;
     let layout = StateLayout::new(repo.common_dir());
     let run_id = plan.run_id.clone();
@@ -37,7 +37,10 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<(Run<
         Some(manifest) => overrides.or(&manifest.overrides),
         None => overrides,
     };
-    let agent = resolve_agent(&plan, overrides.agent_kind, overrides.agent_command.clone())?;
+    let agent = match external_agents {
+        true => Agent::External,
+        false => resolve_agent(&plan, overrides.agent_kind, overrides.agent_command.clone())?,
+    };
     let base = match &existing {
         Some(manifest) => manifest.base.clone(),
         None => match spectacular_main_branch(&repo, &run_id, &base, &plan)? {
@@ -393,6 +396,7 @@ fn build_manifest(ws: &Workspace, plan: &Plan, base: &str, base_commit: &str) ->
                     base_commit: None,
                     pid: None,
                     agent_pid: None,
+                    dispatches: 0,
                     error: None,
                     log: ws.layout.task_log(&ws.run_id, task.id),
                 })

@@ -44,8 +44,10 @@ pub fn execute_task(
     std::fs::write(&prompt_file, prompt).map_err(|source| io("writing the task prompt", source))?;
     let context = TaskContext { run_id: &ws.run_id, task, worktree, prompt_file: &prompt_file };
 
+    let Some(agent) = ws.agent.command(&context) else {
+        return finish_task(ws, task, worktree, base_commit, report);
+    };
     report(Progress::Activity(Activity::Agent));
-    let agent = ws.agent.command(&context);
     log_line(&log, &format!("agent: {}", agent.display()))?;
     let finished = ws.journal.step("agent", &target, || {
         let started = agent.start_logged(&log);
@@ -65,7 +67,25 @@ pub fn execute_task(
         }
         Err(err) => return Ok(TaskOutcome::Failed(err.to_string())),
     }
+    finish_task(ws, task, worktree, base_commit, report)
+}
 
+/// What follows an agent, wherever it ran (here, or as a Claude Code subagent): commit what it
+/// left, check the branch gained work, run `verify`.
+pub fn finish_task(
+    ws: &Workspace,
+    task: &Task,
+    worktree: &Path,
+    base_commit: &str,
+    report: &mut dyn FnMut(Progress),
+) -> Result<TaskOutcome, EngineError> {
+    let target = task.id.to_string();
+    let prompt_file = ws.layout.prompt(&ws.run_id, task.id);
+    let log = ws.layout.task_log(&ws.run_id, task.id);
+    if let Some(dir) = log.parent() {
+        std::fs::create_dir_all(dir).map_err(|source| io("creating the run's state folders", source))?;
+    }
+    let context = TaskContext { run_id: &ws.run_id, task, worktree, prompt_file: &prompt_file };
     report(Progress::Activity(Activity::Committing));
     ws.journal.step("commit", &target, || Ok(git::commit_all(worktree, &commit_message(task))?))?;
     let head = git::head_commit(worktree)?;
@@ -158,4 +178,13 @@ pub fn remove_task_agent(ws: &Workspace, task: &Task) -> Result<(), EngineError>
         }
         _ => Ok(()),
     }
+}
+
+/// Whether the task's worktree holds any work since `base_commit`: a commit or a changed file.
+pub fn has_work(ws: &Workspace, worktree: &Path, base_commit: &str) -> Result<bool, EngineError> {
+    if !git::status_paths(worktree)?.is_empty() {
+        return Ok(true);
+    }
+    let head = git::head_commit(worktree)?;
+    Ok(ws.repo.count_commits(base_commit, &head)? > 0)
 }

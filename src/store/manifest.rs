@@ -9,7 +9,8 @@ use super::write_atomic;
 use crate::plan::{AgentKind, Strategy, TaskId};
 
 /// The on-disk format this build reads and writes. A newer one is refused, never overwritten.
-pub const FORMAT: u32 = 1;
+/// 2 added the `dispatched` task state and `dispatches` (for `wt step`); 1 is read as is.
+pub const FORMAT: u32 = 2;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ManifestError {
@@ -46,6 +47,8 @@ pub enum PhaseState {
 pub enum TaskState {
     Pending,
     Running,
+    /// Handed to an orchestrator's subagent by `wt step`; its work is checked on the next step.
+    Dispatched,
     Committed,
     Verified,
     Failed,
@@ -117,6 +120,9 @@ pub struct TaskRecord {
     /// The agent process, while it runs: a resumed run waits for one its predecessor left behind.
     #[serde(default)]
     pub agent_pid: Option<u32>,
+    /// How many times in a row `wt step` handed the task out without finding work.
+    #[serde(default)]
+    pub dispatches: u32,
     pub error: Option<String>,
     pub log: PathBuf,
 }

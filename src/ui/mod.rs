@@ -13,6 +13,14 @@ pub use progress::ProgressSink;
 
 use crate::engine::EventSink;
 
+/// Shows nothing (the events still go to the run's events.jsonl): for commands whose output is
+/// one result.
+pub struct SilentSink;
+
+impl EventSink for SilentSink {
+    fn emit(&self, _event: &crate::engine::Event) {}
+}
+
 /// The sink for this invocation: JSON when asked, live progress on a terminal, plain lines else.
 pub fn sink_for(json: bool) -> Box<dyn EventSink> {
     if json {

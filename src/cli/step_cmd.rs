@@ -1,0 +1,90 @@
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::plan_cmd::relative;
+use super::run_cmd::check_run_id;
+use super::{CliError, exit};
+use crate::engine::{self, Overrides, RunRequest, StepOutcome, StepStatus};
+use crate::git::Repo;
+use crate::plan;
+use crate::store::{RunManifest, StateLayout};
+use crate::ui::SilentSink;
+
+#[derive(Args)]
+pub struct StepArgs {
+    /// The plan (plan.toml or a spectacular plan.md) or the id of a run already started.
+    target: String,
+    /// With a plan: use this run id.
+    #[arg(long, value_name = "ID")]
+    run_id: Option<String>,
+    /// Go on with a plan that changed since the run started.
+    #[arg(long)]
+    force_plan: bool,
+    /// Print the step as one JSON object (the orchestrator's interface).
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: StepArgs, cwd: &Path) -> Result<u8, CliError> {
+    let plan_path = resolve_plan(&args.target, cwd)?;
+    let run_id =
+        args.run_id.clone().or_else(|| plan::run_id::is_valid(&args.target).then(|| args.target.clone()));
+    if let Some(id) = &run_id {
+        check_run_id(id)?;
+    }
+    let plan = plan::load(&plan_path, run_id.as_deref()).map_err(|err| relative(err, cwd))?;
+    let request = RunRequest {
+        plan,
+        cwd: cwd.to_owned(),
+        overrides: Overrides::default(),
+        base: None,
+        force_plan: args.force_plan,
+        external_agents: true,
+    };
+    let outcome = engine::step(request, &SilentSink)?;
+    if args.json {
+        let text =
+            serde_json::to_string(&outcome).map_err(|err| CliError::new(exit::INTERNAL, err.to_string()))?;
+        println!("{text}");
+    } else {
+        print(&outcome);
+    }
+    Ok(match outcome.status {
+        StepStatus::Failed => exit::RUN_FAILED,
+        StepStatus::Dispatch | StepStatus::Done => exit::OK,
+    })
+}
+
+/// A run id (of a run that exists) names its plan; anything else is a plan path.
+fn resolve_plan(target: &str, cwd: &Path) -> Result<PathBuf, CliError> {
+    let as_path = cwd.join(target);
+    if as_path.exists() || !plan::run_id::is_valid(target) {
+        return Ok(as_path);
+    }
+    let repo = Repo::discover(cwd)?;
+    let manifest = StateLayout::new(repo.common_dir()).manifest(target);
+    if !manifest.exists() {
+        return Err(CliError::new(exit::BAD_INPUT, format!("no run {target} and no plan file of that name"))
+            .hint("start the run with `wt step <plan> --json`; `wt status` lists the runs"));
+    }
+    Ok(RunManifest::load(&manifest)?.plan_path)
+}
+
+fn print(outcome: &StepOutcome) {
+    match outcome.status {
+        StepStatus::Dispatch => {
+            println!("run {}: dispatch {} subagent(s)", outcome.run_id, outcome.dispatch.len());
+            for item in &outcome.dispatch {
+                println!("  {}  {}", item.subagent_type, item.description);
+            }
+        }
+        StepStatus::Done => {
+            for entry in &outcome.stack {
+                println!("  {}  {}", entry.branch, entry.commit);
+            }
+        }
+        StepStatus::Failed => {}
+    }
+    println!("{}", outcome.message);
+}
