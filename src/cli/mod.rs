@@ -5,6 +5,7 @@ mod cleanup_cmd;
 mod doctor_cmd;
 mod error;
 mod guard_cmd;
+mod hook_cmd;
 mod plan_cmd;
 mod resume_cmd;
 mod run_cmd;
@@ -55,6 +56,9 @@ enum Command {
     Doctor(doctor_cmd::DoctorArgs),
     /// Check that run worktrees and generated agents are ignored by git; --fix adds the rules.
     CheckIgnore(check_ignore_cmd::CheckIgnoreArgs),
+    /// Claude Code plugin hooks: session-start, teammate-idle, task-completed (reads hook JSON).
+    #[command(hide = true)]
+    Hook(hook_cmd::HookArgs),
     /// Show the runs of this repository with their phases, tasks, branches and worktrees.
     Status(status_cmd::StatusArgs),
 }
@@ -74,6 +78,7 @@ pub fn main() -> ExitCode {
         Command::Cleanup(args) => cleanup_cmd::run(args, &cwd),
         Command::Submit(args) => submit_cmd::run(args, &cwd),
         Command::Guard(args) => Ok(guard_cmd::run(args)),
+        Command::Hook(args) => Ok(hook_cmd::run(args, &cwd)),
         Command::CheckIgnore(args) => check_ignore_cmd::run(args, &cwd),
         Command::Doctor(args) => doctor_cmd::run(args, &cwd),
     };

@@ -5,6 +5,7 @@
 mod cleanup;
 mod error;
 mod event;
+mod gate;
 mod journal;
 mod linearize;
 mod parallel;
@@ -23,6 +24,7 @@ use std::path::PathBuf;
 pub use cleanup::{CleanupReport, CleanupRequest, cleanup};
 pub use error::EngineError;
 pub use event::{Activity, Event, EventSink, StackEntry};
+pub use gate::{refusal as gate_refusal, worker_name};
 pub use prepare::EXCLUDES;
 pub use step::{Dispatch, PhaseInfo, StepOutcome, StepStatus, step};
 pub use submit::{SubmitRequest, SubmittedBranch, submit};

@@ -1,0 +1,86 @@
+//! The repository is a Claude Code plugin: the real client validates it strictly, and its hook
+//! commands behave (session start, completion gates, the guard wrapper without wt).
+
+mod common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::TestRepo;
+
+fn with_stdin(mut cmd: Command, input: &str) -> std::process::Output {
+    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn claude_plugin_validate_strict_accepts_the_repository() {
+    let repo = TestRepo::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = repo
+        .command(common::claude_client().to_str().unwrap(), root)
+        .args(["plugin", "validate", ".", "--strict"])
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{text}");
+    for part in ["spectacular:execute", "spectacular:orchestrating-runs", "spectacular:worktree-worker", "PreToolUse"] {
+        assert!(text.contains(part), "{part} missing from:\n{text}");
+    }
+}
+
+#[test]
+fn task_completed_refuses_a_worker_with_no_commit_or_uncommitted_files() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", "[run]\nid = \"9a7e00\"\n[[phase]]\n[[phase.task]]\nname = \"t\"\nprompt = \"x\"\n");
+    repo.wt(&["step", plan.to_str().unwrap(), "--json"]).ok();
+    let main = repo.root.join(".worktrees/9a7e00-main");
+    let gate = |input: &str| {
+        let mut cmd = repo.command(env!("CARGO_BIN_EXE_wt"), &repo.root);
+        cmd.args(["hook", "task-completed"]);
+        with_stdin(cmd, input)
+    };
+    let input = format!(r#"{{"cwd": "{}", "hook_event_name": "TaskCompleted", "teammate_name": "wt-9a7e00-task-1-1"}}"#, repo.root.display());
+
+    let out = gate(&input);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has no commit on 9a7e00-task-1-1-t yet"));
+    std::fs::write(main.join("work.txt"), "x").unwrap();
+    let out = gate(&input);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("uncommitted files"), "{}", String::from_utf8_lossy(&out.stderr));
+    repo.git_in(&main, &["add", "work.txt"]);
+    repo.git_in(&main, &["commit", "--quiet", "-m", "work"]);
+    assert_eq!(gate(&input).status.code(), Some(0));
+    let other = format!(r#"{{"cwd": "{}", "teammate_name": "researcher"}}"#, repo.root.display());
+    assert_eq!(gate(&other).status.code(), Some(0), "not a wt worker: no opinion");
+}
+
+#[test]
+fn session_start_reports_and_prepares_the_agents_folder() {
+    let repo = TestRepo::new();
+    let mut cmd = repo.command(env!("CARGO_BIN_EXE_wt"), &repo.root);
+    cmd.args(["hook", "session-start"]);
+    let out = with_stdin(cmd, &format!(r#"{{"cwd": "{}", "hook_event_name": "SessionStart"}}"#, repo.root.display()));
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("/spectacular:execute"));
+    assert!(repo.root.join(".claude/agents").is_dir());
+    assert_eq!(repo.git(&["status", "--porcelain"]), "", "an empty folder changes nothing git sees");
+}
+
+#[test]
+fn the_guard_wrapper_blocks_a_wt_worker_when_wt_is_missing_and_nothing_else() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("plugin/guard.sh");
+    let run = |input: &str| {
+        let mut cmd = Command::new("/bin/sh");
+        cmd.arg(&script).env_clear().env("PATH", "/usr/bin:/bin");
+        with_stdin(cmd, input)
+    };
+    let worker = run(r#"{"tool_name": "Bash", "agent_type": "wt-abc123-task-1-1", "tool_input": {"command": "ls"}}"#);
+    assert_eq!(worker.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&worker.stderr).contains("wt is not on PATH"));
+    let other = run(r#"{"tool_name": "Bash", "tool_input": {"command": "ls"}}"#);
+    assert_eq!(other.status.code(), Some(0));
+}
