@@ -26,7 +26,9 @@ fn claude_plugin_validate_strict_accepts_the_repository() {
         .unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{text}");
-    for part in ["spectacular:execute", "spectacular:orchestrating-runs", "spectacular:worktree-worker", "PreToolUse"] {
+    for part in
+        ["spectacular:execute", "spectacular:orchestrating-runs", "spectacular:worktree-worker", "PreToolUse"]
+    {
         assert!(text.contains(part), "{part} missing from:\n{text}");
     }
 }
@@ -34,7 +36,10 @@ fn claude_plugin_validate_strict_accepts_the_repository() {
 #[test]
 fn task_completed_refuses_a_worker_with_no_commit_or_uncommitted_files() {
     let repo = TestRepo::new();
-    let plan = repo.plan("plan.toml", "[run]\nid = \"9a7e00\"\n[[phase]]\n[[phase.task]]\nname = \"t\"\nprompt = \"x\"\n");
+    let plan = repo.plan(
+        "plan.toml",
+        "[run]\nid = \"9a7e00\"\n[[phase]]\n[[phase.task]]\nname = \"t\"\nprompt = \"x\"\n",
+    );
     repo.wt(&["step", plan.to_str().unwrap(), "--json"]).ok();
     let main = repo.root.join(".worktrees/9a7e00-main");
     let gate = |input: &str| {
@@ -42,7 +47,10 @@ fn task_completed_refuses_a_worker_with_no_commit_or_uncommitted_files() {
         cmd.args(["hook", "task-completed"]);
         with_stdin(cmd, input)
     };
-    let input = format!(r#"{{"cwd": "{}", "hook_event_name": "TaskCompleted", "teammate_name": "wt-9a7e00-task-1-1"}}"#, repo.root.display());
+    let input = format!(
+        r#"{{"cwd": "{}", "hook_event_name": "TaskCompleted", "teammate_name": "wt-9a7e00-task-1-1"}}"#,
+        repo.root.display()
+    );
 
     let out = gate(&input);
     assert_eq!(out.status.code(), Some(2));
@@ -50,7 +58,11 @@ fn task_completed_refuses_a_worker_with_no_commit_or_uncommitted_files() {
     std::fs::write(main.join("work.txt"), "x").unwrap();
     let out = gate(&input);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("uncommitted files"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("uncommitted files"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     repo.git_in(&main, &["add", "work.txt"]);
     repo.git_in(&main, &["commit", "--quiet", "-m", "work"]);
     assert_eq!(gate(&input).status.code(), Some(0));
@@ -63,7 +75,10 @@ fn session_start_reports_and_prepares_the_agents_folder() {
     let repo = TestRepo::new();
     let mut cmd = repo.command(env!("CARGO_BIN_EXE_wt"), &repo.root);
     cmd.args(["hook", "session-start"]);
-    let out = with_stdin(cmd, &format!(r#"{{"cwd": "{}", "hook_event_name": "SessionStart"}}"#, repo.root.display()));
+    let out = with_stdin(
+        cmd,
+        &format!(r#"{{"cwd": "{}", "hook_event_name": "SessionStart"}}"#, repo.root.display()),
+    );
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("/spectacular:execute"));
     assert!(repo.root.join(".claude/agents").is_dir());
@@ -78,7 +93,8 @@ fn the_guard_wrapper_blocks_a_wt_worker_when_wt_is_missing_and_nothing_else() {
         cmd.arg(&script).env_clear().env("PATH", "/usr/bin:/bin");
         with_stdin(cmd, input)
     };
-    let worker = run(r#"{"tool_name": "Bash", "agent_type": "wt-abc123-task-1-1", "tool_input": {"command": "ls"}}"#);
+    let worker =
+        run(r#"{"tool_name": "Bash", "agent_type": "wt-abc123-task-1-1", "tool_input": {"command": "ls"}}"#);
     assert_eq!(worker.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&worker.stderr).contains("wt is not on PATH"));
     let other = run(r#"{"tool_name": "Bash", "tool_input": {"command": "ls"}}"#);
