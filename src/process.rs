@@ -153,9 +153,15 @@ impl Cmd {
 
     /// Starts the command with stdout and stderr appended to `log`, without waiting.
     pub fn start_logged(&self, log: &Path) -> Result<Started, ProcessError> {
+        self.start_to_files(log, log)
+    }
+
+    /// Starts the command with stdout appended to `stdout` and stderr to `stderr`.
+    pub fn start_to_files(&self, stdout: &Path, stderr: &Path) -> Result<Started, ProcessError> {
         let spawn_error = |source| ProcessError::Spawn { command: self.display(), source };
-        let file = std::fs::OpenOptions::new().create(true).append(true).open(log).map_err(spawn_error)?;
-        let handle = self.expression().stderr_to_stdout().stdout_file(file).start().map_err(spawn_error)?;
+        let append = |path: &Path| std::fs::OpenOptions::new().create(true).append(true).open(path);
+        let (out, err) = (append(stdout).map_err(spawn_error)?, append(stderr).map_err(spawn_error)?);
+        let handle = self.expression().stdout_file(out).stderr_file(err).start().map_err(spawn_error)?;
         Ok(Started { handle, cmd: self.clone(), started: Instant::now() })
     }
 
@@ -241,6 +247,31 @@ impl Started {
         let status = ExitDescription::from(output.status);
         self.cmd.trace(self.started, status);
         Ok(status)
+    }
+
+    /// Waits, calling `tick` about ten times a second (to follow the child's output); kills the
+    /// child after `timeout` and returns None.
+    pub fn wait_watching(
+        self,
+        timeout: Option<std::time::Duration>,
+        tick: &mut dyn FnMut(),
+    ) -> Result<Option<ExitDescription>, ProcessError> {
+        let error = |source| ProcessError::Spawn { command: self.cmd.display(), source };
+        loop {
+            if let Some(output) = self.handle.try_wait().map_err(error)? {
+                tick();
+                let status = ExitDescription::from(output.status);
+                self.cmd.trace(self.started, status);
+                return Ok(Some(status));
+            }
+            if timeout.is_some_and(|limit| self.started.elapsed() >= limit) {
+                self.handle.kill().map_err(error)?;
+                tick();
+                return Ok(None);
+            }
+            tick();
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
     }
 }
 

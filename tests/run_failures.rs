@@ -136,3 +136,19 @@ run = "test -f {gate} && echo f > flaky"
         &[&format!("{run_id}-task-1-1-steady"), &format!("{run_id}-task-1-2-flaky")],
     );
 }
+
+#[test]
+fn a_stuck_agent_is_stopped_at_its_timeout_and_its_work_is_kept() {
+    let repo = TestRepo::new();
+    let plan = repo.plan(
+        "plan.toml",
+        "[run]\nid = \"71e0a7\"\n[[phase]]\n[[phase.task]]\nname = \"stuck\"\nrun = \"echo partial > partial.txt && sleep 30\"\ntimeout = \"1s\"\n",
+    );
+    let started = std::time::Instant::now();
+    let out = repo.wt(&["run", plan.to_str().unwrap()]);
+    assert_eq!(out.code(), 1, "{}", out.stderr());
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "the timeout stopped it");
+    assert!(out.stdout().contains("stopped after the 1 s timeout"), "{}", out.stdout());
+    let main = repo.root.join(".worktrees/71e0a7-main");
+    assert_eq!(std::fs::read_to_string(main.join("partial.txt")).unwrap(), "partial\n");
+}

@@ -154,6 +154,7 @@ mod tests {
             verify: Some("cargo test".into()),
             run: None,
             allow_empty: false,
+            timeout: None,
             location: Location { file: "p".into(), line: 1, column: 1 },
         };
         let file = AgentFile {

@@ -3,14 +3,16 @@
 //! - `script`: the task's own `run` command, with `sh -c`;
 //! - `command`: one command for every task, a shell string (`--agent-command`) or an argv from
 //!   the plan with `{prompt_file}` replaced;
-//! - `claude`: Claude Code in headless mode (not available in this build yet);
+//! - `claude`: Claude Code in headless mode (`claude -p`), guarded through its settings;
 //! - external: the agent runs elsewhere (a Claude Code subagent dispatched by `wt step`).
 
+mod claude;
 mod generated;
 mod prompt;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+pub use claude::{activity as claude_activity, settings as claude_settings};
 pub use generated::{AgentFile, GUARDED_TOOLS, agent_name, agent_path};
 pub use prompt::render_prompt;
 
@@ -22,6 +24,8 @@ pub enum Agent {
     Script,
     Shell(String),
     Argv(Vec<String>),
+    /// Claude Code (`claude -p`), this binary.
+    Claude(PathBuf),
     /// Dispatched by an orchestrator (`wt step`): wt starts no process.
     External,
 }
@@ -32,6 +36,10 @@ pub struct TaskContext<'a> {
     pub task: &'a Task,
     pub worktree: &'a Path,
     pub prompt_file: &'a Path,
+    /// The task prompt's text.
+    pub prompt: &'a str,
+    /// The Claude Code settings file registering the guard (for the claude agent).
+    pub settings: &'a Path,
 }
 
 impl Agent {
@@ -47,6 +55,18 @@ impl Agent {
                 let program = words.next().unwrap_or_default();
                 Cmd::new(program).args(words)
             }
+            Agent::Claude(binary) => Cmd::new(binary)
+                .arg("-p")
+                .arg(context.prompt)
+                .args([
+                    "--output-format",
+                    "stream-json",
+                    "--verbose",
+                    "--permission-mode",
+                    "default",
+                    "--settings",
+                ])
+                .arg(context.settings),
             Agent::External => return None,
         };
         Some(with_task_env(cmd, context).outlive_wt())

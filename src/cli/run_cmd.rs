@@ -35,6 +35,9 @@ pub struct RunOptions {
     /// At most this many parallel tasks at once.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_parallel: Option<u32>,
+    /// Stop an agent that runs longer than this (seconds, or 90s, 15m, 2h); its work is kept.
+    #[arg(long, value_name = "DURATION", value_parser = parse_timeout)]
+    timeout: Option<u64>,
     /// Go on with a plan that changed since the run started (unchanged verified tasks are kept).
     #[arg(long)]
     force_plan: bool,
@@ -46,6 +49,12 @@ pub struct RunOptions {
     /// Print one JSON event per line on stdout.
     #[arg(long)]
     json: bool,
+}
+
+fn parse_timeout(text: &str) -> Result<u64, String> {
+    plan::parse_duration(text)
+        .map(|d| d.as_secs())
+        .ok_or_else(|| format!("`{text}` is not a duration; write 600, 90s, 15m or 2h"))
 }
 
 fn parse_kind(text: &str) -> Result<AgentKind, String> {
@@ -79,6 +88,7 @@ pub fn execute(plan: Plan, cwd: &Path, base: Option<String>, options: RunOptions
             agent_kind: options.agent,
             agent_command: options.agent_command,
             max_parallel: options.max_parallel.map(|n| n as usize),
+            timeout_secs: options.timeout,
         },
         base,
         force_plan: options.force_plan,

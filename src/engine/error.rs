@@ -48,7 +48,7 @@ pub enum EngineError {
     UnsupportedRemote { detail: String },
     #[error("git-spice is not logged in to the forge: {detail}")]
     NotLoggedIn { detail: String },
-    #[error("the agent kind \"claude\" is not available in this build of wt")]
+    #[error("the agent is Claude Code, but `claude` is not on PATH")]
     ClaudeUnavailable,
     #[error("linearizing phase {phase}: moving {branch} onto {onto} failed: {detail}")]
     Linearize { phase: usize, branch: String, onto: String, detail: String },
@@ -104,10 +104,9 @@ impl EngineError {
                     .into()
             }
             EngineError::NotLoggedIn { .. } => "log in once with `git-spice auth login`, then submit again".into(),
-            EngineError::ClaudeUnavailable => {
-                "give each task a `run` command (kind = \"script\") or use --agent command --agent-command '<cmd>'"
-                    .into()
-            }
+            EngineError::ClaudeUnavailable => "install Claude Code (npm install -g @anthropic-ai/claude-code), or give \
+                 each task a `run` command (kind = \"script\"), or pass --agent-command '<cmd>'"
+                .into(),
             EngineError::Linearize { .. } => {
                 "the tasks' branches are kept; resolve the overlap between them by hand, then run the plan again"
                     .into()

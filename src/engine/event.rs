@@ -9,16 +9,59 @@ use crate::plan::Strategy;
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
-    RunStarted { run_id: String, base: String, main_worktree: PathBuf, resumed: bool },
-    PhaseStarted { phase: usize, name: String, strategy: Strategy, tasks: usize },
-    TaskStarted { task: String, name: String, branch: String, worktree: PathBuf },
-    TaskActivity { task: String, activity: Activity },
-    TaskSkipped { task: String, name: String, reason: String },
-    TaskFinished { task: String, name: String, ok: bool, error: Option<String>, log: PathBuf },
-    PhaseLinearizing { phase: usize, branches: Vec<String> },
-    PhaseFinished { phase: usize, ok: bool },
-    Notice { message: String },
-    RunFinished { run_id: String, ok: bool, stack: Vec<StackEntry>, message: String },
+    RunStarted {
+        run_id: String,
+        base: String,
+        main_worktree: PathBuf,
+        resumed: bool,
+    },
+    PhaseStarted {
+        phase: usize,
+        name: String,
+        strategy: Strategy,
+        tasks: usize,
+    },
+    TaskStarted {
+        task: String,
+        name: String,
+        branch: String,
+        worktree: PathBuf,
+    },
+    TaskActivity {
+        task: String,
+        activity: Activity,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        detail: Option<String>,
+    },
+    TaskSkipped {
+        task: String,
+        name: String,
+        reason: String,
+    },
+    TaskFinished {
+        task: String,
+        name: String,
+        ok: bool,
+        error: Option<String>,
+        log: PathBuf,
+    },
+    PhaseLinearizing {
+        phase: usize,
+        branches: Vec<String>,
+    },
+    PhaseFinished {
+        phase: usize,
+        ok: bool,
+    },
+    Notice {
+        message: String,
+    },
+    RunFinished {
+        run_id: String,
+        ok: bool,
+        stack: Vec<StackEntry>,
+        message: String,
+    },
 }
 
 /// What a task is doing now, for the live display.

@@ -80,7 +80,18 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<(Run<
     }
     let journal = Journal::new(EventLog::new(&layout.events(&run_id)));
     let wt_exe = std::env::current_exe().unwrap_or_else(|_| "wt".into());
-    let ws = Workspace { repo, spice, layout, run_id, feature: plan.feature.clone(), agent, journal, wt_exe };
+    let timeout = overrides.timeout_secs.map(std::time::Duration::from_secs).or(plan.agent.timeout);
+    let ws = Workspace {
+        repo,
+        spice,
+        layout,
+        run_id,
+        feature: plan.feature.clone(),
+        agent,
+        journal,
+        wt_exe,
+        timeout,
+    };
     let resumed = existing.is_some();
     let mut manifest = match existing {
         Some(manifest) if manifest.plan_digest != plan.digest => rebuild_for_plan(&ws, manifest, &plan),
@@ -134,6 +145,7 @@ fn resolve_agent(
         (None, Some(kind), _) => kind.value,
         (None, None, Some(_)) => AgentKind::Command,
         (None, None, None) if plan.tasks().all(|task| task.run.is_some()) => AgentKind::Script,
+        // Claude Code is the default when it is installed; a script or command agent otherwise.
         (None, None, None) => AgentKind::Claude,
     };
     let location = plan.agent.kind.as_ref().map(|k| k.location.clone());
@@ -148,7 +160,10 @@ fn resolve_agent(
             (None, Some(argv)) => Ok(Agent::Argv(argv.clone())),
             (None, None) => Err(missing_command(location).into()),
         },
-        AgentKind::Claude => Err(EngineError::ClaudeUnavailable),
+        AgentKind::Claude => match which::which("claude") {
+            Ok(binary) => Ok(Agent::Claude(binary)),
+            Err(_) => Err(EngineError::ClaudeUnavailable),
+        },
     }
 }
 

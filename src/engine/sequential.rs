@@ -2,7 +2,7 @@
 //! previous one. The first failure stops the phase: later tasks build on it.
 
 use super::EngineError;
-use super::event::Event;
+use super::event::{Activity, Event};
 use super::run::Run;
 use super::task::{Progress, TaskOutcome, execute_task, place_task_branch, write_task_agent};
 use crate::plan::{Phase, Task, TaskId};
@@ -55,7 +55,14 @@ pub fn run_sequential_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> R
 /// killed predecessor left running).
 pub fn report_progress(run: &mut Run, id: TaskId, progress: Progress) {
     match progress {
-        Progress::Activity(activity) => run.emit(Event::TaskActivity { task: id.to_string(), activity }),
+        Progress::Activity(activity) => {
+            run.emit(Event::TaskActivity { task: id.to_string(), activity, detail: None })
+        }
+        Progress::Detail(detail) => run.emit(Event::TaskActivity {
+            task: id.to_string(),
+            activity: Activity::Agent,
+            detail: Some(detail),
+        }),
         Progress::AgentPid(pid) => {
             if let Err(err) = run.update_task(id, |record| record.agent_pid = pid) {
                 run.emit(Event::Notice {

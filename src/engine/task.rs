@@ -7,15 +7,19 @@ use std::path::Path;
 use super::EngineError;
 use super::event::Activity;
 use super::workspace::Workspace;
-use crate::agent::{AgentFile, TaskContext, agent_path, render_prompt, with_task_env};
+use crate::agent::{
+    AgentFile, TaskContext, agent_path, claude_activity, claude_settings, render_prompt, with_task_env,
+};
 use crate::git;
 use crate::plan::{Task, commit_message};
 use crate::process::{Cmd, ExitDescription};
 
 /// What a running task tells its coordinator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Progress {
     Activity(Activity),
+    /// What the agent is doing now (from a Claude Code transcript).
+    Detail(String),
     /// The agent process started (Some) or ended (None).
     AgentPid(Option<u32>),
 }
@@ -37,32 +41,60 @@ pub fn execute_task(
     let target = task.id.to_string();
     let prompt_file = ws.layout.prompt(&ws.run_id, task.id);
     let log = ws.layout.task_log(&ws.run_id, task.id);
-    for dir in [prompt_file.parent(), log.parent()].into_iter().flatten() {
+    let transcript = ws.layout.transcript(&ws.run_id, task.id);
+    for dir in [prompt_file.parent(), log.parent(), transcript.parent()].into_iter().flatten() {
         std::fs::create_dir_all(dir).map_err(|source| io("creating the run's state folders", source))?;
     }
     let prompt = render_prompt(ws.feature.as_deref(), task, worktree);
-    std::fs::write(&prompt_file, prompt).map_err(|source| io("writing the task prompt", source))?;
-    let context = TaskContext { run_id: &ws.run_id, task, worktree, prompt_file: &prompt_file };
+    std::fs::write(&prompt_file, &prompt).map_err(|source| io("writing the task prompt", source))?;
+    let settings = ws.layout.claude_settings(&ws.run_id, task.id);
+    if matches!(ws.agent, crate::agent::Agent::Claude(_)) {
+        let rules = ws.layout.guard_rules(&ws.run_id);
+        let text = claude_settings(&ws.wt_exe, worktree, &task.branch, &rules);
+        crate::store::write_atomic(&settings, text.as_bytes())
+            .map_err(|source| io("writing the Claude Code settings", source))?;
+    }
+    let context = TaskContext {
+        run_id: &ws.run_id,
+        task,
+        worktree,
+        prompt_file: &prompt_file,
+        prompt: &prompt,
+        settings: &settings,
+    };
 
     let Some(agent) = ws.agent.command(&context) else {
         return finish_task(ws, task, worktree, base_commit, report);
     };
     report(Progress::Activity(Activity::Agent));
     log_line(&log, &format!("agent: {}", agent.display()))?;
+    let stdout = if matches!(ws.agent, crate::agent::Agent::Claude(_)) { &transcript } else { &log };
+    let timeout = task.timeout.or(ws.timeout);
     let finished = ws.journal.step("agent", &target, || {
-        let started = agent.start_logged(&log);
-        if let Ok(started) = &started {
-            report(Progress::AgentPid(started.pid()));
-        }
-        Ok(started.and_then(|started| started.wait()))
+        let started = agent.start_to_files(stdout, &log);
+        let Ok(started) = started else { return Ok(started.map(|_| None)) };
+        report(Progress::AgentPid(started.pid()));
+        let mut follower = TranscriptFollower::new(&transcript);
+        Ok(started.wait_watching(timeout, &mut || {
+            if let Some(detail) = follower.latest_activity() {
+                report(Progress::Detail(detail));
+            }
+        }))
     })?;
     report(Progress::AgentPid(None));
     match finished {
-        Ok(ExitDescription::Code(0)) => {}
-        Ok(status) => {
+        Ok(Some(ExitDescription::Code(0))) => {}
+        Ok(Some(status)) => {
             return Ok(TaskOutcome::Failed(format!(
                 "the agent {status}; its output is in {}",
                 log.display()
+            )));
+        }
+        Ok(None) => {
+            let limit = timeout.map_or(0, |t| t.as_secs());
+            return Ok(TaskOutcome::Failed(format!(
+                "the agent was stopped after the {limit} s timeout; its work so far is kept in {}",
+                worktree.display()
             )));
         }
         Err(err) => return Ok(TaskOutcome::Failed(err.to_string())),
@@ -85,7 +117,15 @@ pub fn finish_task(
     if let Some(dir) = log.parent() {
         std::fs::create_dir_all(dir).map_err(|source| io("creating the run's state folders", source))?;
     }
-    let context = TaskContext { run_id: &ws.run_id, task, worktree, prompt_file: &prompt_file };
+    let settings = ws.layout.claude_settings(&ws.run_id, task.id);
+    let context = TaskContext {
+        run_id: &ws.run_id,
+        task,
+        worktree,
+        prompt_file: &prompt_file,
+        prompt: "",
+        settings: &settings,
+    };
     report(Progress::Activity(Activity::Committing));
     ws.journal.step("commit", &target, || Ok(git::commit_all(worktree, &commit_message(task))?))?;
     let head = git::head_commit(worktree)?;
@@ -187,4 +227,32 @@ pub fn has_work(ws: &Workspace, worktree: &Path, base_commit: &str) -> Result<bo
     }
     let head = git::head_commit(worktree)?;
     Ok(ws.repo.count_commits(base_commit, &head)? > 0)
+}
+
+/// Reads the lines a running Claude Code agent appends to its transcript.
+struct TranscriptFollower<'a> {
+    path: &'a Path,
+    offset: u64,
+    partial: String,
+}
+
+impl<'a> TranscriptFollower<'a> {
+    fn new(path: &'a Path) -> Self {
+        let offset = std::fs::metadata(path).map_or(0, |m| m.len());
+        TranscriptFollower { path, offset, partial: String::new() }
+    }
+
+    /// The activity of the newest complete line that has one.
+    fn latest_activity(&mut self) -> Option<String> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut file = std::fs::File::open(self.path).ok()?;
+        file.seek(SeekFrom::Start(self.offset)).ok()?;
+        let mut fresh = String::new();
+        let read = file.read_to_string(&mut fresh).ok()?;
+        self.offset += read as u64;
+        self.partial.push_str(&fresh);
+        let complete = self.partial.rfind('\n')?;
+        let lines: String = self.partial.drain(..=complete).collect();
+        lines.lines().rev().find_map(claude_activity)
+    }
 }

@@ -24,6 +24,8 @@ pub struct Workspace {
     pub journal: Journal,
     /// This `wt` binary, for the guard hook written into generated agents.
     pub wt_exe: PathBuf,
+    /// How long an agent may run when its task sets no timeout.
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl Workspace {

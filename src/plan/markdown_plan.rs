@@ -186,6 +186,7 @@ fn tasks(section: &[Line], phase: usize, at: &impl Fn(usize) -> Location) -> Res
             verify: quality_gates(body),
             run: None,
             allow_empty: false,
+            timeout: None,
             location: at(line.number),
         });
         i = end;

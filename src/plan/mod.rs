@@ -24,6 +24,7 @@ pub use model::{
     commit_message,
 };
 pub use slug::slugify;
+pub use toml_plan::parse_duration;
 pub use validate::{check_agent_kind, missing_command};
 pub use view::PlanView;
 

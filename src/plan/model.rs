@@ -77,6 +77,8 @@ pub struct AgentConfig {
     /// argv of a `command` agent; `{prompt_file}` in any word is replaced by the prompt's path.
     pub command: Option<Vec<String>>,
     pub max_parallel: Option<usize>,
+    /// How long any task's agent may run before it is stopped.
+    pub timeout: Option<std::time::Duration>,
 }
 
 #[derive(Debug, Clone)]
@@ -117,6 +119,8 @@ pub struct Task {
     pub verify: Option<String>,
     pub run: Option<String>,
     pub allow_empty: bool,
+    /// How long this task's agent may run before it is stopped (overrides `[agent] timeout`).
+    pub timeout: Option<std::time::Duration>,
     pub location: Location,
 }
 

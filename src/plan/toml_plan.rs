@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 use std::path::Path;
+use std::time::Duration;
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -36,6 +37,15 @@ struct RawAgent {
     kind: Option<Spanned<String>>,
     command: Option<Spanned<Vec<String>>>,
     max_parallel: Option<Spanned<i64>>,
+    timeout: Option<Spanned<RawDuration>>,
+}
+
+/// `timeout = 600` (seconds) or `timeout = "10m"` (`s`, `m`, `h`).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawDuration {
+    Seconds(i64),
+    Text(String),
 }
 
 #[derive(Deserialize)]
@@ -60,6 +70,7 @@ struct RawTask {
     run: Option<String>,
     #[serde(default)]
     allow_empty: bool,
+    timeout: Option<Spanned<RawDuration>>,
 }
 
 /// What the TOML says, before the run id is settled and the whole plan is validated.
@@ -143,7 +154,8 @@ fn parse_agent(raw: RawAgent, at: &impl Fn(Range<usize>) -> Location) -> Result<
         Some(command) => Some(command.into_inner()),
         None => None,
     };
-    Ok(AgentConfig { kind, command, max_parallel })
+    let timeout = raw.timeout.map(|t| duration(t, at)).transpose()?;
+    Ok(AgentConfig { kind, command, max_parallel, timeout })
 }
 
 fn parse_phase(
@@ -170,13 +182,18 @@ fn parse_phase(
     for (index, spanned) in raw.task.into_iter().enumerate() {
         let task_location = at(spanned.span());
         let id = TaskId { phase: number, task: index + 1 };
-        tasks.push(parse_task(id, task_location, spanned.into_inner())?);
+        tasks.push(parse_task(id, task_location, spanned.into_inner(), at)?);
     }
     let name = raw.name.unwrap_or_else(|| format!("Phase {number}"));
     Ok(Phase { number, name, strategy, tasks, location })
 }
 
-fn parse_task(id: TaskId, location: Location, raw: RawTask) -> Result<Task, PlanError> {
+fn parse_task(
+    id: TaskId,
+    location: Location,
+    raw: RawTask,
+    at: &impl Fn(Range<usize>) -> Location,
+) -> Result<Task, PlanError> {
     let name = match raw.name {
         Some(name) if !name.get_ref().trim().is_empty() => name.into_inner().trim().to_owned(),
         _ => {
@@ -198,8 +215,42 @@ fn parse_task(id: TaskId, location: Location, raw: RawTask) -> Result<Task, Plan
         verify: raw.verify,
         run: raw.run,
         allow_empty: raw.allow_empty,
+        timeout: raw.timeout.map(|t| duration(t, at)).transpose()?,
         location,
     })
+}
+
+fn duration(
+    raw: Spanned<RawDuration>,
+    at: &impl Fn(Range<usize>) -> Location,
+) -> Result<Duration, PlanError> {
+    let location = at(raw.span());
+    let invalid = |shown: String| {
+        PlanError::at(
+            location.clone(),
+            format!("timeout {shown} is not a duration"),
+            "write timeout = 600 (seconds) or timeout = \"10m\" (s, m or h)",
+        )
+    };
+    match raw.into_inner() {
+        RawDuration::Seconds(seconds) if seconds > 0 => Ok(Duration::from_secs(seconds as u64)),
+        RawDuration::Seconds(seconds) => Err(invalid(seconds.to_string())),
+        RawDuration::Text(text) => parse_duration(&text).ok_or_else(|| invalid(format!("\"{text}\""))),
+    }
+}
+
+/// `90`, `90s`, `15m`, `2h`.
+pub fn parse_duration(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    let (number, unit) = text.split_at(text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len()));
+    let number: u64 = number.parse().ok().filter(|n| *n > 0)?;
+    let seconds = match unit.trim() {
+        "" | "s" => number,
+        "m" => number * 60,
+        "h" => number * 3600,
+        _ => return None,
+    };
+    Some(Duration::from_secs(seconds))
 }
 
 fn located(value: Spanned<String>, at: &impl Fn(Range<usize>) -> Location) -> Located<String> {

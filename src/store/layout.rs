@@ -52,6 +52,16 @@ impl StateLayout {
         self.run_dir(run_id).join("prompts").join(format!("{}.md", task.key()))
     }
 
+    /// The Claude Code settings of a task's agent (registers the guard).
+    pub fn claude_settings(&self, run_id: &str, task: TaskId) -> PathBuf {
+        self.run_dir(run_id).join("claude").join(format!("{}.settings.json", task.key()))
+    }
+
+    /// A Claude Code agent's `stream-json` transcript.
+    pub fn transcript(&self, run_id: &str, task: TaskId) -> PathBuf {
+        self.run_dir(run_id).join("transcripts").join(format!("{}.jsonl", task.key()))
+    }
+
     pub fn task_log(&self, run_id: &str, task: TaskId) -> PathBuf {
         self.run_dir(run_id).join("logs").join(format!("{}.log", task.key()))
     }

@@ -82,6 +82,9 @@ pub struct Overrides {
     pub agent_kind: Option<AgentKind>,
     pub agent_command: Option<String>,
     pub max_parallel: Option<usize>,
+    /// `--timeout`, in seconds.
+    #[serde(default)]
+    pub timeout_secs: Option<u64>,
 }
 
 impl Overrides {
@@ -91,6 +94,7 @@ impl Overrides {
             agent_kind: self.agent_kind.or(earlier.agent_kind),
             agent_command: self.agent_command.or_else(|| earlier.agent_command.clone()),
             max_parallel: self.max_parallel.or(earlier.max_parallel),
+            timeout_secs: self.timeout_secs.or(earlier.timeout_secs),
         }
     }
 }

@@ -22,7 +22,8 @@ pub fn describe(event: &Event) -> Option<String> {
             format!("phase {phase}: {name} ({}, {tasks} task(s))", strategy.as_str())
         }
         Event::TaskStarted { task, name, branch, .. } => format!("  {task} {name}: started on {branch}"),
-        Event::TaskActivity { task, activity } => format!("  {task}: {}", activity.describe()),
+        Event::TaskActivity { task, detail: Some(detail), .. } => format!("  {task}: {detail}"),
+        Event::TaskActivity { task, activity, .. } => format!("  {task}: {}", activity.describe()),
         Event::TaskSkipped { task, name, reason } => format!("  {task} {name}: skipped, {reason}"),
         Event::TaskFinished { task, name, ok: true, .. } => format!("  {task} {name}: verified"),
         Event::TaskFinished { task, name, error, .. } => {

@@ -44,13 +44,14 @@ impl EventSink for ProgressSink {
                 bar.enable_steady_tick(Duration::from_millis(120));
                 bars.insert(task.clone(), (bar, name.clone()));
             }
-            Event::TaskActivity { task, activity } => {
+            Event::TaskActivity { task, activity, detail } => {
+                let text = detail.clone().unwrap_or_else(|| activity.describe().to_owned());
                 if let Some((bar, _)) = bars.get(task) {
-                    bar.set_message(activity.describe());
+                    bar.set_message(text);
                 } else {
                     let bar = self.multi.add(ProgressBar::new_spinner().with_style(self.style.clone()));
                     bar.set_prefix(task.clone());
-                    bar.set_message(activity.describe());
+                    bar.set_message(text);
                     bar.enable_steady_tick(Duration::from_millis(120));
                     bars.insert(task.clone(), (bar, String::new()));
                 }

@@ -1,0 +1,169 @@
+//! `wt run` with the Claude Code backend, against the real client and a scripted model on
+//! loopback: every worker tries to escape its worktree and does honest work; the guard denies
+//! the first and lets the second through. A negative control shows the same worker escapes
+//! without the guard, so these tests can fail.
+
+mod common;
+#[path = "common/model_server.rs"]
+mod model_server;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use common::TestRepo;
+use model_server::{ModelServer, Turn, first_user_text, turn_index};
+use serde_json::json;
+
+/// The worktree a task prompt names ("Work only inside <path> (branch …").
+fn worktree_in(prompt: &str) -> Option<PathBuf> {
+    let rest = &prompt[prompt.find("Work only inside ")? + "Work only inside ".len()..];
+    Some(PathBuf::from(&rest[..rest.find(" (branch")?]))
+}
+
+/// The task number of a prompt ("# Task 2.1: …").
+fn task_in(prompt: &str) -> String {
+    prompt.split("# Task ").nth(1).and_then(|rest| rest.split(':').next()).unwrap_or("x").replace('.', "-")
+}
+
+/// A worker: four escape attempts, then a Write and a Bash inside its worktree.
+fn worker(scratch: PathBuf) -> model_server::Script {
+    Arc::new(move |request| {
+        let prompt = first_user_text(request);
+        let (Some(wt), task) = (worktree_in(&prompt), task_in(&prompt)) else {
+            return Turn::Text("no task".into());
+        };
+        let escape = scratch.join(format!("escape-{task}.txt"));
+        // A new file in the main checkout, reached through `..` (an existing one would first be
+        // refused by Claude Code's own read-before-write rule, before any hook runs).
+        let through_dotdot = wt.join(format!("../../escape-dotdot-{task}.txt"));
+        let step = match turn_index(request) {
+            0 => ("Write", json!({"file_path": escape, "content": "escaped"})),
+            1 => (
+                "Bash",
+                json!({"command": format!("cd / && echo x > {}", scratch.join(format!("cd-{task}.txt")).display())}),
+            ),
+            2 => ("Write", json!({"file_path": through_dotdot, "content": "escaped"})),
+            3 => ("Bash", json!({"command": "git push origin HEAD"})),
+            4 => ("Write", json!({"file_path": wt.join(format!("honest-{task}.txt")), "content": "honest"})),
+            5 => ("Bash", json!({"command": format!("cd {} && echo bash > bash-{task}.txt", wt.display())})),
+            _ => return Turn::Text("done".into()),
+        };
+        Turn::Tools(vec![(step.0.to_owned(), step.1)])
+    })
+}
+
+fn claude_dir(repo: &TestRepo) -> PathBuf {
+    let dir = repo.scratch.join("claude-bin");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink(common::claude_client(), dir.join("claude")).unwrap();
+    dir
+}
+
+fn client_env(server: &ModelServer) -> Vec<(&'static str, String)> {
+    [
+        ("ANTHROPIC_BASE_URL", server.url.as_str()),
+        ("ANTHROPIC_API_KEY", "test-key"),
+        ("DISABLE_TELEMETRY", "1"),
+        ("DISABLE_AUTOUPDATER", "1"),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k, v.to_owned()))
+    .collect()
+}
+
+const PLAN: &str = r#"
+[run]
+id = "c1a0de"
+[agent]
+kind = "claude"
+[[phase]]
+strategy = "sequential"
+[[phase.task]]
+name = "base"
+prompt = "Add the base files."
+[[phase]]
+strategy = "parallel"
+[[phase.task]]
+name = "left"
+prompt = "Add the left files."
+[[phase.task]]
+name = "right"
+prompt = "Add the right files."
+"#;
+
+#[test]
+fn wt_run_with_claude_keeps_every_worker_in_its_worktree_and_commits_its_honest_work() {
+    let repo = TestRepo::new();
+    let server = ModelServer::start(worker(repo.scratch.clone()));
+    let path = std::env::join_paths(
+        [claude_dir(&repo)].into_iter().chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let mut env = client_env(&server);
+    env.push(("PATH", path.to_string_lossy().into_owned()));
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let before = repo.checkout_snapshot();
+
+    let out = repo.wt_with_env(&["run", repo.plan("plan.toml", PLAN).to_str().unwrap()], &env);
+    assert_eq!(out.code(), 0, "{}\n{}\nresults: {:#?}", out.stdout(), out.stderr(), server.tool_results());
+
+    let branches = ["c1a0de-task-1-1-base", "c1a0de-task-2-1-left", "c1a0de-task-2-2-right"];
+    repo.assert_linear_stack("main", &branches);
+    for (branch, task) in branches.iter().zip(["1-1", "2-1", "2-2"]) {
+        let files = repo.git(&["show", "--name-only", "--format=", branch]);
+        assert!(
+            files.contains(&format!("honest-{task}.txt")) && files.contains(&format!("bash-{task}.txt")),
+            "{branch}: {files}"
+        );
+        assert!(
+            !repo.scratch.join(format!("escape-{task}.txt")).exists(),
+            "task {task} wrote outside its worktree"
+        );
+        assert!(!repo.scratch.join(format!("cd-{task}.txt")).exists(), "task {task} escaped with cd");
+        assert!(
+            !repo.root.join(format!("escape-dotdot-{task}.txt")).exists(),
+            "task {task} escaped through .."
+        );
+    }
+    assert_eq!(repo.checkout_snapshot(), before, "the main checkout was overwritten through ..");
+    let results = server.tool_results();
+    let denied: Vec<&String> = results.iter().filter(|r| r.1).map(|r| &r.2).collect();
+    assert_eq!(denied.len(), 12, "4 escapes per worker are denied: {results:#?}");
+    assert!(
+        denied.iter().all(|reason| reason.contains(".worktrees/c1a0de-")),
+        "each denial names the worktree: {denied:#?}"
+    );
+    assert!(denied.iter().any(|reason| reason.contains("git push is not allowed")), "{denied:#?}");
+    assert_eq!(results.iter().filter(|r| !r.1).count(), 6, "the honest Write and Bash of each worker ran");
+    let transcript = repo.root.join(".git/spectacular/runs/c1a0de/transcripts/task-2-1.jsonl");
+    assert!(
+        std::fs::read_to_string(transcript).unwrap().contains("\"type\":\"result\""),
+        "the transcript is kept"
+    );
+}
+
+#[test]
+fn negative_control_the_same_worker_without_the_guard_escapes() {
+    let repo = TestRepo::new();
+    let server = ModelServer::start(worker(repo.scratch.clone()));
+    let worktree = repo.root.clone();
+    let prompt = format!("# Task 9.9: control\n\nWork only inside {} (branch `main`).", worktree.display());
+    let mut cmd = repo.command(common::claude_client().to_str().unwrap(), &repo.root);
+    cmd.args([
+        "-p",
+        &prompt,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--dangerously-skip-permissions",
+    ]);
+    cmd.envs(client_env(&server)).env("IS_SANDBOX", "1");
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        Path::new(&repo.scratch.join("escape-9-9.txt")).exists(),
+        "without the guard the Write escapes: {:#?}",
+        server.tool_results()
+    );
+}
