@@ -4,7 +4,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{Value, json};
 
@@ -42,16 +42,9 @@ fn run_guard(layout: &Layout, tool: &str, input: Value, cwd: &Path) -> (Option<S
         "permission_mode": "default", "tool_name": tool, "tool_input": input, "tool_use_id": "t1",
         "agent_id": "a", "agent_type": "wt-abc123-task-1-1", "future_field": {"ignored": true}
     });
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wt"))
-        .args(["guard", "--root", layout.root.to_str().unwrap(), "--branch", "abc123-task-1-1-feature"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child.stdin.take().unwrap().write_all(hook.to_string().as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wt"));
+    cmd.args(["guard", "--root", layout.root.to_str().unwrap(), "--branch", "abc123-task-1-1-feature"]);
+    let out = common::with_stdin(cmd, &hook.to_string());
     assert_eq!(out.status.code(), Some(0), "guard failed: {}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8(out.stdout).unwrap();
     if stdout.trim().is_empty() {
@@ -369,16 +362,9 @@ fn a_relative_path_is_judged_from_the_hooks_cwd() {
 #[test]
 fn bad_hook_input_blocks_with_exit_2_never_1() {
     for input in ["", "not json", "[1,2", "{\"tool_name\": 3}"] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_wt"))
-            .args(["guard", "--root", "/tmp"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-        let out = child.wait_with_output().unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_wt"));
+        cmd.args(["guard", "--root", "/tmp"]);
+        let out = common::with_stdin(cmd, input);
         assert_eq!(out.status.code(), Some(2), "input {input:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
 }

@@ -2,9 +2,8 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use common::TestRepo;
 use serde_json::{Value, json};
@@ -22,16 +21,9 @@ fn guard(
     if let Some(agent_type) = agent_type {
         hook["agent_type"] = json!(agent_type);
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wt"))
-        .arg("guard")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(hook.to_string().as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wt"));
+    cmd.arg("guard").args(args);
+    let out = common::with_stdin(cmd, &hook.to_string());
     let code = out.status.code().unwrap_or(-1);
     let stdout = String::from_utf8_lossy(&out.stdout).trim().to_owned();
     if stdout.is_empty() {

@@ -3,17 +3,10 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-use common::TestRepo;
-
-fn with_stdin(mut cmd: Command, input: &str) -> std::process::Output {
-    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
-}
+use common::{TestRepo, with_stdin};
 
 #[test]
 fn claude_plugin_validate_strict_accepts_the_repository() {

@@ -27,6 +27,15 @@ pub fn agent_name(run_id: &str, task: TaskId) -> String {
     format!("wt-{run_id}-{}", task.key())
 }
 
+/// The run id and task a `wt-<runId>-task-<p>-<t>` name stands for; None for any other name.
+pub fn parse_agent_name(name: &str) -> Option<(&str, TaskId)> {
+    let (run_id, task) = name.strip_prefix("wt-")?.split_once("-task-")?;
+    let (phase, task) = task.split_once('-')?;
+    let positive = |s: &str| s.chars().all(|c| c.is_ascii_digit()).then(|| s.parse::<usize>().ok()).flatten();
+    let id = TaskId { phase: positive(phase).filter(|n| *n > 0)?, task: positive(task).filter(|n| *n > 0)? };
+    crate::plan::run_id::is_valid(run_id).then_some((run_id, id))
+}
+
 pub fn agent_path(repo_root: &Path, run_id: &str, task: TaskId) -> PathBuf {
     repo_root.join(".claude").join("agents").join(format!("{}.md", agent_name(run_id, task)))
 }
@@ -140,6 +149,21 @@ fn shell_quote(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::plan::Location;
+
+    #[test]
+    fn agent_names_round_trip() {
+        let id = TaskId { phase: 2, task: 10 };
+        assert_eq!(parse_agent_name(&agent_name("a1b2c3", id)), Some(("a1b2c3", id)));
+        for other in [
+            "general-purpose",
+            "wt-a1b2c3-task-2",
+            "wt-XYZ123-task-1-1",
+            "wt-a1b2c3-task-1-x",
+            "wt-a1b2c3-task-0-1",
+        ] {
+            assert_eq!(parse_agent_name(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn frontmatter_names_the_agent_and_registers_the_guard() {

@@ -13,7 +13,7 @@ mod prompt;
 use std::path::{Path, PathBuf};
 
 pub use claude::{activity as claude_activity, settings as claude_settings};
-pub use generated::{AgentFile, GUARDED_TOOLS, agent_name, agent_path};
+pub use generated::{AgentFile, GUARDED_TOOLS, agent_name, agent_path, parse_agent_name};
 pub use prompt::render_prompt;
 
 use crate::plan::Task;
@@ -36,16 +36,13 @@ pub struct TaskContext<'a> {
     pub task: &'a Task,
     pub worktree: &'a Path,
     pub prompt_file: &'a Path,
-    /// The task prompt's text.
-    pub prompt: &'a str,
-    /// The Claude Code settings file registering the guard (for the claude agent).
-    pub settings: &'a Path,
 }
 
 impl Agent {
     /// The process that does `task`, run in its worktree with the `WT_*` variables set; None
-    /// when the agent runs elsewhere.
-    pub fn command(&self, context: &TaskContext<'_>) -> Option<Cmd> {
+    /// when the agent runs elsewhere. `prompt` is the task prompt's text and `settings` the
+    /// Claude Code settings file that registers the guard (both for the claude agent).
+    pub fn command(&self, context: &TaskContext<'_>, prompt: &str, settings: &Path) -> Option<Cmd> {
         let prompt_file = context.prompt_file.to_string_lossy();
         let cmd = match self {
             Agent::Script => Cmd::new("sh").arg("-c").arg(context.task.run.as_deref().unwrap_or("")),
@@ -57,7 +54,7 @@ impl Agent {
             }
             Agent::Claude(binary) => Cmd::new(binary)
                 .arg("-p")
-                .arg(context.prompt)
+                .arg(prompt)
                 .args([
                     "--output-format",
                     "stream-json",
@@ -66,7 +63,7 @@ impl Agent {
                     "default",
                     "--settings",
                 ])
-                .arg(context.settings),
+                .arg(settings),
             Agent::External => return None,
         };
         Some(with_task_env(cmd, context).outlive_wt())

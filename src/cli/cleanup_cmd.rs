@@ -6,7 +6,7 @@ use super::run_cmd::check_run_id;
 use super::{CliError, exit};
 use crate::engine::{CleanupReport, CleanupRequest, cleanup};
 use crate::git::Repo;
-use crate::store::{FileLock, RunManifest, RunState, StateLayout};
+use crate::store::{LiveState, StateLayout};
 
 #[derive(Args)]
 pub struct CleanupArgs {
@@ -53,21 +53,15 @@ pub fn run(args: CleanupArgs, cwd: &Path) -> Result<u8, CliError> {
     Ok(exit::OK)
 }
 
-/// Runs whose state is done and whose lock nobody holds.
+/// Runs that are done and whose lock nobody holds.
 fn finished_runs(repo: &Repo) -> Result<Vec<String>, CliError> {
     let layout = StateLayout::new(repo.common_dir());
-    let Ok(entries) = std::fs::read_dir(layout.runs_dir()) else { return Ok(Vec::new()) };
-    let mut ids = Vec::new();
-    for entry in entries.flatten() {
-        let id = entry.file_name().to_string_lossy().into_owned();
-        let path = layout.manifest(&id);
-        if path.exists()
-            && RunManifest::load(&path)?.state == RunState::Done
-            && !FileLock::is_held(&layout.run_lock(&id))
-        {
-            ids.push(id);
-        }
-    }
+    let mut ids: Vec<String> = layout
+        .runs()?
+        .iter()
+        .filter(|m| LiveState::of(&layout, m) == LiveState::Done)
+        .map(|m| m.run_id.clone())
+        .collect();
     ids.sort();
     Ok(ids)
 }

@@ -58,13 +58,18 @@ fn decide(args: &GuardArgs) -> Result<Decision, String> {
     let input: HookInput =
         serde_json::from_str(&text).map_err(|err| format!("the hook input is not JSON: {err}"))?;
     let cwd = input.cwd.as_deref().map(Path::new).unwrap_or(Path::new("/")).to_owned();
+    // The repository's git directory is looked up once: every route below reads from it.
+    let common = guard::common_dir(args.root.as_deref().unwrap_or(&cwd));
+    let project_rules = || common.as_deref().and_then(guard::project_rules_path);
     let rules_path = match (&args.rules, &args.root, &input.agent_type) {
         (Some(path), _, _) => Some(path.clone()),
-        (None, Some(root), _) => guard::project_rules_path(root),
-        (None, None, Some(agent_type)) if !args.detect => guard::run_rules_path(agent_type, &cwd)
+        (None, Some(_), _) => project_rules(),
+        (None, None, Some(agent_type)) if !args.detect => common
+            .as_deref()
+            .and_then(|common| guard::run_rules_path(agent_type, common))
             .filter(|p| p.exists())
-            .or_else(|| guard::project_rules_path(&cwd)),
-        (None, None, _) => guard::project_rules_path(&cwd),
+            .or_else(project_rules),
+        (None, None, _) => project_rules(),
     };
     let config = match rules_path {
         Some(path) => GuardConfig::load_toml(&path)?.unwrap_or_default(),
@@ -72,9 +77,11 @@ fn decide(args: &GuardArgs) -> Result<Decision, String> {
     };
     let target = match (&args.root, args.detect) {
         (Some(root), _) => Some(Target { root: root.clone(), branch: args.branch.clone() }),
-        (None, true) => guard::detect(&cwd, args.include_main || config.guard_main),
+        (None, true) => {
+            common.as_deref().and_then(|c| guard::detect(c, &cwd, args.include_main || config.guard_main))
+        }
         (None, false) => match &input.agent_type {
-            Some(agent_type) => guard::from_agent_type(agent_type, &cwd)?,
+            Some(agent_type) => guard::from_agent_type(agent_type, common.as_deref(), &cwd)?,
             None => None,
         },
     };

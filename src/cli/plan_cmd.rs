@@ -3,6 +3,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::{CliError, exit};
+use crate::engine::{self, EngineError};
 use crate::git::Repo;
 use crate::plan::{self, PlanError, PlanView};
 
@@ -49,17 +50,13 @@ pub fn run(args: PlanArgs, cwd: &Path) -> Result<u8, CliError> {
     Ok(exit::OK)
 }
 
+/// The base `wt run` would use; None when the main checkout is detached and the plan names none.
 fn resolve_base(repo: &Repo, plan: &plan::Plan) -> Result<Option<String>, CliError> {
-    let Some(base) = &plan.base else { return Ok(repo.main_branch()?) };
-    if repo.branch_exists(&base.value)? {
-        return Ok(Some(base.value.clone()));
+    match engine::resolve_base(repo, plan, None) {
+        Ok(base) => Ok(Some(base)),
+        Err(EngineError::NoBaseBranch { .. }) => Ok(None),
+        Err(err) => Err(err.into()),
     }
-    Err(PlanError::at(
-        base.location.clone(),
-        format!("base branch `{}` does not exist in {}", base.value, repo.root().display()),
-        "name an existing branch, or create it first",
-    )
-    .into())
 }
 
 /// Plan errors name the file as the user typed it, not as `-C` joined it.

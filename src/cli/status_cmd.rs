@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::{CliError, exit};
 use crate::git::Repo;
-use crate::store::{FileLock, RunManifest, RunState, StateLayout, TaskState};
+use crate::store::{LiveState, RunManifest, StateLayout};
 
 #[derive(Args)]
 pub struct StatusArgs {
@@ -19,9 +19,7 @@ pub struct StatusArgs {
 /// A run as `wt status` shows it: the manifest plus what only a live check can tell.
 #[derive(Serialize)]
 struct RunStatus {
-    /// running, dispatched (waiting for an orchestrator's subagents), interrupted (its process
-    /// died), failed or done.
-    status: &'static str,
+    status: LiveState,
     resume: Option<String>,
     #[serde(flatten)]
     manifest: RunManifest,
@@ -31,21 +29,13 @@ pub fn run(args: StatusArgs, cwd: &Path) -> Result<u8, CliError> {
     let repo = Repo::discover(cwd)?;
     let layout = StateLayout::new(repo.common_dir());
     let mut runs = Vec::new();
-    for manifest in load_manifests(&layout)? {
+    for manifest in layout.runs()? {
         if args.run_id.as_ref().is_some_and(|id| *id != manifest.run_id) {
             continue;
         }
-        let dispatched =
-            manifest.phases.iter().flat_map(|p| &p.tasks).any(|t| t.state == TaskState::Dispatched);
-        let status = match manifest.state {
-            RunState::Running if FileLock::is_held(&layout.run_lock(&manifest.run_id)) => "running",
-            RunState::Running if dispatched => "dispatched",
-            RunState::Running => "interrupted",
-            RunState::Failed => "failed",
-            RunState::Done => "done",
-        };
-        let resume =
-            matches!(status, "interrupted" | "failed").then(|| format!("wt resume {}", manifest.run_id));
+        let status = LiveState::of(&layout, &manifest);
+        let resume = matches!(status, LiveState::Interrupted | LiveState::Failed)
+            .then(|| format!("wt resume {}", manifest.run_id));
         runs.push(RunStatus { status, resume, manifest });
     }
     if let Some(id) = &args.run_id
@@ -66,23 +56,9 @@ pub fn run(args: StatusArgs, cwd: &Path) -> Result<u8, CliError> {
     Ok(exit::OK)
 }
 
-fn load_manifests(layout: &StateLayout) -> Result<Vec<RunManifest>, CliError> {
-    let Ok(entries) = std::fs::read_dir(layout.runs_dir()) else { return Ok(Vec::new()) };
-    let mut manifests = Vec::new();
-    for entry in entries.flatten() {
-        let id = entry.file_name().to_string_lossy().into_owned();
-        let path = layout.manifest(&id);
-        if path.exists() {
-            manifests.push(RunManifest::load(&path)?);
-        }
-    }
-    manifests.sort_by_key(|m| (m.started_at, m.run_id.clone()));
-    Ok(manifests)
-}
-
 fn print_run(run: &RunStatus) {
     let m = &run.manifest;
-    println!("run {}  {}  base {}  plan {}", m.run_id, run.status, m.base, m.plan_path.display());
+    println!("run {}  {}  base {}  plan {}", m.run_id, run.status.as_str(), m.base, m.plan_path.display());
     println!("  main worktree {}", m.main_worktree.display());
     for phase in &m.phases {
         println!(

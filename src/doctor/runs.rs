@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::git::Repo;
-use crate::store::{FileLock, RunManifest, RunState, StateLayout};
+use crate::store::{LiveState, RunManifest, StateLayout};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct LeftoverWorktree {
@@ -27,7 +27,9 @@ pub fn leftover_worktrees(repo: &Repo) -> Vec<LeftoverWorktree> {
             let name = entry.file_name().to_string_lossy().into_owned();
             let run_id =
                 name.split('-').next().filter(|id| crate::plan::run_id::is_valid(id)).map(str::to_owned);
-            let run_status = run_id.as_deref().map_or("unknown".to_owned(), |id| run_status(&layout, id));
+            let run_status =
+                run_id.as_deref().and_then(|id| live_state(&layout, id)).map_or("unknown", LiveState::as_str);
+            let run_status = run_status.to_owned();
             let fix = match (&run_id, run_status.as_str()) {
                 (Some(id), "interrupted" | "failed") => format!("wt resume {id}, or wt cleanup {id}"),
                 (Some(id), "running") => format!("wait for run {id}"),
@@ -43,15 +45,9 @@ pub fn leftover_worktrees(repo: &Repo) -> Vec<LeftoverWorktree> {
     out
 }
 
-fn run_status(layout: &StateLayout, run_id: &str) -> String {
-    let Ok(manifest) = RunManifest::load(&layout.manifest(run_id)) else { return "unknown".into() };
-    match manifest.state {
-        RunState::Running if FileLock::is_held(&layout.run_lock(run_id)) => "running",
-        RunState::Running => "interrupted",
-        RunState::Failed => "failed",
-        RunState::Done => "done",
-    }
-    .into()
+fn live_state(layout: &StateLayout, run_id: &str) -> Option<LiveState> {
+    let manifest = RunManifest::load(&layout.manifest(run_id)).ok()?;
+    Some(LiveState::of(layout, &manifest))
 }
 
 /// Bytes of the files under `path` (symlinks not followed).
@@ -66,11 +62,11 @@ fn size(path: &Path) -> u64 {
 /// Runs whose process died before they finished.
 pub fn interrupted_runs(repo: &Repo) -> Vec<String> {
     let layout = StateLayout::new(repo.common_dir());
-    let Ok(entries) = std::fs::read_dir(layout.runs_dir()) else { return Vec::new() };
-    let mut ids: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|id| run_status(&layout, id) == "interrupted")
+    let runs = layout.runs().unwrap_or_default();
+    let mut ids: Vec<String> = runs
+        .iter()
+        .filter(|m| LiveState::of(&layout, m) == LiveState::Interrupted)
+        .map(|m| m.run_id.clone())
         .collect();
     ids.sort();
     ids

@@ -3,30 +3,24 @@
 
 use std::path::Path;
 
+use crate::agent::parse_agent_name;
 use crate::git::{self, Repo};
 use crate::store::{RunManifest, StateLayout};
 
 /// The first `wt-<runId>-task-<p>-<t>` name among the hook input's string fields.
 pub fn worker_name(input: &serde_json::Value) -> Option<String> {
     let fields = input.as_object()?;
-    fields.values().filter_map(|v| v.as_str()).find(|v| parse(v).is_some()).map(str::to_owned)
-}
-
-fn parse(name: &str) -> Option<(&str, String)> {
-    let (run_id, task) = name.strip_prefix("wt-")?.split_once("-task-")?;
-    let (phase, number) = task.split_once('-')?;
-    let numeric = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_digit());
-    (crate::plan::run_id::is_valid(run_id) && numeric(phase) && numeric(number))
-        .then(|| (run_id, format!("{phase}.{number}")))
+    fields.values().filter_map(|v| v.as_str()).find(|v| parse_agent_name(v).is_some()).map(str::to_owned)
 }
 
 /// Why the worker `name` is not done yet, or None when it may stop.
 pub fn refusal(cwd: &Path, name: &str) -> Result<Option<String>, String> {
-    let Some((run_id, number)) = parse(name) else { return Ok(None) };
+    let Some((run_id, id)) = parse_agent_name(name) else { return Ok(None) };
+    let number = id.to_string();
     let repo = Repo::discover(cwd).map_err(|err| err.to_string())?;
     let manifest = RunManifest::load(&StateLayout::new(repo.common_dir()).manifest(run_id))
         .map_err(|err| err.to_string())?;
-    let Some(task) = manifest.phases.iter().flat_map(|p| &p.tasks).find(|t| t.number == number) else {
+    let Some(task) = manifest.task(id) else {
         return Err(format!("run {run_id} has no task {number}"));
     };
     let worktree = &task.worktree;

@@ -25,7 +25,7 @@ pub use cleanup::{CleanupReport, CleanupRequest, cleanup};
 pub use error::EngineError;
 pub use event::{Activity, Event, EventSink, StackEntry};
 pub use gate::{refusal as gate_refusal, worker_name};
-pub use prepare::EXCLUDES;
+pub use prepare::{EXCLUDES, resolve_base};
 pub use step::{Dispatch, PhaseInfo, StepOutcome, StepStatus, step};
 pub use submit::{SubmitRequest, SubmittedBranch, submit};
 pub use workspace::{WORKTREES_DIR, main_worktree_path};

@@ -2,17 +2,15 @@
 //! `max_parallel` at once. Workers run on blocking threads and report over a channel; only this
 //! coordinator touches the manifest and the display. A failed task never stops its siblings.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use super::EngineError;
 use super::event::{Activity, Event};
-use super::prepare::ensure_worktree;
 use super::run::Run;
 use super::sequential::{record_outcome, report_progress, skipped};
-use super::task::{Progress, TaskOutcome, execute_task, place_task_branch, write_task_agent};
+use super::task::{Progress, TaskOutcome, execute_task, place_in_own_worktree};
 use super::workspace::Workspace;
 use crate::plan::{Phase, Task, TaskId};
 use crate::store::TaskState;
@@ -122,10 +120,7 @@ fn run_worker(
 ) -> Result<TaskOutcome, EngineError> {
     let _ = reports.send(Report::Progress(task.id, Progress::Activity(Activity::Preparing)));
     let worktree = ws.task_worktree(task.id);
-    {
-        let _repo_lock = ws.repo_lock()?;
-        prepare_task_worktree(ws, task, &worktree, phase_base, !claim.fresh)?;
-    }
+    place_in_own_worktree(ws, task, phase_base, !claim.fresh)?;
     let (recorded, acknowledged) = oneshot::channel();
     let _ = reports.send(Report::Prepared(task.id, recorded));
     if acknowledged.blocking_recv().is_err() {
@@ -134,19 +129,4 @@ fn run_worker(
     execute_task(ws, task, &worktree, &claim.base_commit, &mut |progress| {
         let _ = reports.send(Report::Progress(task.id, progress));
     })
-}
-
-/// Creates the task's worktree detached at the phase base and its branch with git-spice, or
-/// reuses what an earlier attempt made.
-fn prepare_task_worktree(
-    ws: &Workspace,
-    task: &Task,
-    worktree: &Path,
-    phase_base: &str,
-    may_hold_work: bool,
-) -> Result<(), EngineError> {
-    ensure_worktree(ws, worktree, phase_base, &task.id.to_string(), may_hold_work)?;
-    ws.journal
-        .step("branch-create", &task.id.to_string(), || place_task_branch(ws, worktree, task, phase_base))?;
-    write_task_agent(ws, task, worktree)
 }

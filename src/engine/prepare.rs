@@ -9,7 +9,7 @@ use super::journal::Journal;
 use super::reconcile::reconcile;
 
 use super::run::Run;
-use super::workspace::{WORKTREES_DIR, Workspace, main_worktree_path};
+use super::workspace::{WORKTREES_DIR, Workspace, main_worktree_path, task_worktree_path};
 use super::{EngineError, EventSink, RunRequest};
 use crate::agent::Agent;
 use crate::git::{self, Repo};
@@ -107,10 +107,12 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<(Run<
         let _repo_lock = ws.repo_lock()?;
         ws.journal
             .step("exclude", "info/exclude", || Ok(git::ensure_excluded(ws.repo.common_dir(), EXCLUDES)?))?;
-        if ws.repo.reference_exists("refs/spice/data")? {
-            ensure_base_tracked(&ws, &base)?;
-        } else {
+        if !ws.repo.reference_exists("refs/spice/data")? {
             ws.journal.step("spice-init", &base, || Ok(ws.spice.repo_init(ws.repo.root(), &base)?))?;
+        } else if !resumed {
+            // The manifest is first saved after this block, so a run that has one already made
+            // sure git-spice tracks its base: no `git-spice log` on every resume or `wt step`.
+            ensure_base_tracked(&ws, &base)?;
         }
         ensure_main_worktree(&ws, &base)?;
     }
@@ -199,7 +201,7 @@ fn ensure_base_tracked(ws: &Workspace, base: &str) -> Result<(), EngineError> {
 }
 
 /// `--base`, else the plan's base, else the branch checked out in the main checkout.
-fn resolve_base(repo: &Repo, plan: &Plan, cli_base: Option<String>) -> Result<String, EngineError> {
+pub fn resolve_base(repo: &Repo, plan: &Plan, cli_base: Option<String>) -> Result<String, EngineError> {
     let (base, location) = match (cli_base, &plan.base) {
         (Some(base), _) => (base, None),
         (None, Some(base)) => (base.value.clone(), Some(base.location.clone())),
@@ -227,11 +229,9 @@ fn resolve_base(repo: &Repo, plan: &Plan, cli_base: Option<String>) -> Result<St
 fn check_worktree_paths(repo: &Repo, plan: &Plan, layout: &StateLayout) -> Result<(), EngineError> {
     let registered = git::list_worktrees(repo.root())?;
     let interrupted = Journal::unfinished(&layout.events(&plan.run_id));
-    let root = repo.root().join(WORKTREES_DIR);
     let main = (main_worktree_path(repo, &plan.run_id), "main".to_owned());
-    let tasks = plan
-        .tasks()
-        .map(|task| (root.join(format!("{}-{}", plan.run_id, task.id.key())), task.id.to_string()));
+    let tasks =
+        plan.tasks().map(|task| (task_worktree_path(repo, &plan.run_id, task.id), task.id.to_string()));
     for (path, target) in std::iter::once(main).chain(tasks) {
         let ours = registered.iter().any(|entry| same_path(&entry.path, &path))
             || interrupted.contains(&("worktree-add".to_owned(), target));

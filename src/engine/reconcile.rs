@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use super::EngineError;
 use super::event::Event;
+use super::journal::Journal;
 use super::run::Run;
 use crate::git;
 use crate::plan::Strategy;
@@ -171,7 +172,12 @@ pub fn check_main_worktree(manifest: &RunManifest) -> Result<(), EngineError> {
 }
 
 /// A kill inside `git-spice branch create` can leave a branch git has and git-spice does not.
+/// Only then (the journal shows a branch-create cut short) is git-spice asked.
 fn track_untracked_branches(run: &mut Run) -> Result<(), EngineError> {
+    let interrupted = Journal::unfinished(&run.ws.layout.events(&run.ws.run_id));
+    if !interrupted.iter().any(|(step, _)| step == "branch-create") {
+        return Ok(());
+    }
     let mut claimed = Vec::new();
     let mut below = run.manifest.base.clone();
     for phase in &run.manifest.phases {

@@ -4,7 +4,7 @@
 use super::EngineError;
 use super::event::{Activity, Event};
 use super::run::Run;
-use super::task::{Progress, TaskOutcome, execute_task, place_task_branch, write_task_agent};
+use super::task::{Progress, TaskOutcome, execute_task, place_in_main};
 use crate::plan::{Phase, Task, TaskId};
 use crate::store::TaskState;
 
@@ -25,14 +25,7 @@ pub fn run_sequential_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> R
             worktree: worktree.clone(),
         });
         let base_commit = run.claim_task(task, &below)?;
-        {
-            let _repo_lock = run.ws.repo_lock()?;
-            let target = task.id.to_string();
-            run.ws
-                .journal
-                .step("branch-create", &target, || place_task_branch(&run.ws, &worktree, task, &below))?;
-        }
-        write_task_agent(&run.ws, task, &worktree)?;
+        place_in_main(&run.ws, task, &below)?;
         run.update_task(task.id, |record| {
             record.state = TaskState::Running;
             record.pid = Some(std::process::id());

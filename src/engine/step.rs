@@ -8,10 +8,9 @@
 use serde::Serialize;
 
 use super::event::StackEntry;
-use super::prepare::ensure_worktree;
 use super::run::Run;
 use super::sequential::record_outcome;
-use super::task::{TaskOutcome, finish_task, has_work, place_task_branch, write_task_agent};
+use super::task::{TaskOutcome, finish_task, has_work, place_in_main, place_in_own_worktree};
 use super::{EngineError, EventSink, RunRequest, linearize, prepare};
 use crate::agent::{agent_name, render_prompt};
 use crate::plan::{Phase, Strategy, Task};
@@ -112,16 +111,8 @@ fn sequential(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<Option<S
                 Checked::Again => return Ok(Some(dispatch(run, phase, &[task])?)),
             },
             _ => {
-                let worktree = run.ws.main_worktree();
                 run.claim_task(task, &below)?;
-                {
-                    let _repo_lock = run.ws.repo_lock()?;
-                    let target = task.id.to_string();
-                    run.ws.journal.step("branch-create", &target, || {
-                        place_task_branch(&run.ws, &worktree, task, &below)
-                    })?;
-                }
-                write_task_agent(&run.ws, task, &worktree)?;
+                place_in_main(&run.ws, task, &below)?;
                 mark_dispatched(run, task)?;
                 return Ok(Some(dispatch(run, phase, &[task])?));
             }
@@ -154,16 +145,7 @@ fn parallel(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<Option<Ste
         }
         let fresh = state == TaskState::Pending;
         run.claim_task(task, phase_base)?;
-        let worktree = run.ws.task_worktree(task.id);
-        {
-            let _repo_lock = run.ws.repo_lock()?;
-            ensure_worktree(&run.ws, &worktree, phase_base, &task.id.to_string(), !fresh)?;
-            let target = task.id.to_string();
-            run.ws
-                .journal
-                .step("branch-create", &target, || place_task_branch(&run.ws, &worktree, task, phase_base))?;
-        }
-        write_task_agent(&run.ws, task, &worktree)?;
+        place_in_own_worktree(&run.ws, task, phase_base, !fresh)?;
         mark_dispatched(run, task)?;
         out.push(task);
     }

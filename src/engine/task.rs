@@ -30,6 +30,34 @@ pub enum TaskOutcome {
     Failed(String),
 }
 
+/// Where a task's prompt, log, transcript and Claude Code settings go in the run's state.
+struct TaskFiles {
+    prompt_file: std::path::PathBuf,
+    log: std::path::PathBuf,
+    transcript: std::path::PathBuf,
+    settings: std::path::PathBuf,
+}
+
+impl TaskFiles {
+    /// The paths, with their folders made.
+    fn of(ws: &Workspace, task: &Task) -> Result<TaskFiles, EngineError> {
+        let (run_id, id) = (&ws.run_id, task.id);
+        let files = TaskFiles {
+            prompt_file: ws.layout.prompt(run_id, id),
+            log: ws.layout.task_log(run_id, id),
+            transcript: ws.layout.transcript(run_id, id),
+            settings: ws.layout.claude_settings(run_id, id),
+        };
+        for path in [&files.prompt_file, &files.log, &files.transcript, &files.settings] {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)
+                    .map_err(|source| io("creating the run's state folders", source))?;
+            }
+        }
+        Ok(files)
+    }
+}
+
 /// Runs `task` in `worktree`, whose branch started at `base_commit`.
 pub fn execute_task(
     ws: &Workspace,
@@ -39,31 +67,17 @@ pub fn execute_task(
     report: &mut dyn FnMut(Progress),
 ) -> Result<TaskOutcome, EngineError> {
     let target = task.id.to_string();
-    let prompt_file = ws.layout.prompt(&ws.run_id, task.id);
-    let log = ws.layout.task_log(&ws.run_id, task.id);
-    let transcript = ws.layout.transcript(&ws.run_id, task.id);
-    for dir in [prompt_file.parent(), log.parent(), transcript.parent()].into_iter().flatten() {
-        std::fs::create_dir_all(dir).map_err(|source| io("creating the run's state folders", source))?;
-    }
+    let TaskFiles { prompt_file, log, transcript, settings } = TaskFiles::of(ws, task)?;
     let prompt = render_prompt(ws.feature.as_deref(), task, worktree);
     std::fs::write(&prompt_file, &prompt).map_err(|source| io("writing the task prompt", source))?;
-    let settings = ws.layout.claude_settings(&ws.run_id, task.id);
     if matches!(ws.agent, crate::agent::Agent::Claude(_)) {
         let rules = ws.layout.guard_rules(&ws.run_id);
         let text = claude_settings(&ws.wt_exe, worktree, &task.branch, &rules);
         crate::store::write_atomic(&settings, text.as_bytes())
             .map_err(|source| io("writing the Claude Code settings", source))?;
     }
-    let context = TaskContext {
-        run_id: &ws.run_id,
-        task,
-        worktree,
-        prompt_file: &prompt_file,
-        prompt: &prompt,
-        settings: &settings,
-    };
-
-    let Some(agent) = ws.agent.command(&context) else {
+    let context = TaskContext { run_id: &ws.run_id, task, worktree, prompt_file: &prompt_file };
+    let Some(agent) = ws.agent.command(&context, &prompt, &settings) else {
         return finish_task(ws, task, worktree, base_commit, report);
     };
     report(Progress::Activity(Activity::Agent));
@@ -112,20 +126,8 @@ pub fn finish_task(
     report: &mut dyn FnMut(Progress),
 ) -> Result<TaskOutcome, EngineError> {
     let target = task.id.to_string();
-    let prompt_file = ws.layout.prompt(&ws.run_id, task.id);
-    let log = ws.layout.task_log(&ws.run_id, task.id);
-    if let Some(dir) = log.parent() {
-        std::fs::create_dir_all(dir).map_err(|source| io("creating the run's state folders", source))?;
-    }
-    let settings = ws.layout.claude_settings(&ws.run_id, task.id);
-    let context = TaskContext {
-        run_id: &ws.run_id,
-        task,
-        worktree,
-        prompt_file: &prompt_file,
-        prompt: "",
-        settings: &settings,
-    };
+    let TaskFiles { prompt_file, log, .. } = TaskFiles::of(ws, task)?;
+    let context = TaskContext { run_id: &ws.run_id, task, worktree, prompt_file: &prompt_file };
     report(Progress::Activity(Activity::Committing));
     ws.journal.step("commit", &target, || Ok(git::commit_all(worktree, &commit_message(task))?))?;
     let head = git::head_commit(worktree)?;
@@ -176,15 +178,39 @@ fn io(context: &str, source: std::io::Error) -> EngineError {
     EngineError::Io { context: context.to_owned(), source }
 }
 
-/// Creates the task's branch on `below` with git-spice in `worktree` (which it checks out), or
-/// checks out the branch an earlier attempt of this run created. The caller has recorded the
-/// task's base commit (the claim that the branch is this run's) and holds the repo lock.
-pub fn place_task_branch(
+/// Readies a sequential task in the run's main worktree: its branch on `below`, its agent file.
+/// The caller has claimed the task (recorded its base commit).
+pub fn place_in_main(ws: &Workspace, task: &Task, below: &str) -> Result<(), EngineError> {
+    let worktree = ws.main_worktree();
+    {
+        let _repo_lock = ws.repo_lock()?;
+        let target = task.id.to_string();
+        ws.journal.step("branch-create", &target, || place_task_branch(ws, &worktree, task, below))?;
+    }
+    write_task_agent(ws, task, &worktree)
+}
+
+/// Readies a parallel task in its own worktree: the worktree detached at `phase_base` (made,
+/// kept or repaired), its branch, its agent file. The caller has claimed the task.
+pub fn place_in_own_worktree(
     ws: &Workspace,
-    worktree: &Path,
     task: &Task,
-    below: &str,
+    phase_base: &str,
+    may_hold_work: bool,
 ) -> Result<(), EngineError> {
+    let worktree = ws.task_worktree(task.id);
+    let target = task.id.to_string();
+    {
+        let _repo_lock = ws.repo_lock()?;
+        super::prepare::ensure_worktree(ws, &worktree, phase_base, &target, may_hold_work)?;
+        ws.journal.step("branch-create", &target, || place_task_branch(ws, &worktree, task, phase_base))?;
+    }
+    write_task_agent(ws, task, &worktree)
+}
+
+/// Creates the task's branch on `below` with git-spice in `worktree` (which it checks out), or
+/// checks out the branch an earlier attempt of this run created. The caller holds the repo lock.
+fn place_task_branch(ws: &Workspace, worktree: &Path, task: &Task, below: &str) -> Result<(), EngineError> {
     if !ws.repo.branch_exists(&task.branch)? {
         ws.spice.branch_create(worktree, &task.branch, below)?;
     } else if git::current_branch(worktree)?.as_deref() != Some(task.branch.as_str()) {
@@ -194,7 +220,7 @@ pub fn place_task_branch(
 }
 
 /// Writes the task's generated subagent (`.claude/agents/wt-<runId>-task-<p>-<t>.md`).
-pub fn write_task_agent(ws: &Workspace, task: &Task, worktree: &Path) -> Result<(), EngineError> {
+fn write_task_agent(ws: &Workspace, task: &Task, worktree: &Path) -> Result<(), EngineError> {
     let rules = ws.layout.guard_rules(&ws.run_id);
     let file = AgentFile {
         run_id: &ws.run_id,

@@ -40,7 +40,7 @@ impl Workspace {
     }
 
     pub fn task_worktree(&self, id: TaskId) -> PathBuf {
-        self.repo.root().join(WORKTREES_DIR).join(format!("{}-{}", self.run_id, id.key()))
+        task_worktree_path(&self.repo, &self.run_id, id)
     }
 
     /// The reason recorded by `git worktree lock`, so other tools' sweeps leave ours alone.
@@ -51,4 +51,9 @@ impl Workspace {
 
 pub fn main_worktree_path(repo: &Repo, run_id: &str) -> PathBuf {
     repo.root().join(WORKTREES_DIR).join(format!("{run_id}-main"))
+}
+
+/// `.worktrees/<runId>-task-<p>-<t>`: a parallel task's worktree.
+pub fn task_worktree_path(repo: &Repo, run_id: &str, id: TaskId) -> PathBuf {
+    repo.root().join(WORKTREES_DIR).join(format!("{run_id}-{}", id.key()))
 }

@@ -16,5 +16,5 @@ pub use bash::check_bash;
 pub use decision::Decision;
 pub use hook::{HookInput, Target, decide};
 pub use paths::Worktree;
-pub use route::{detect, from_agent_type, project_rules_path, run_rules_path};
+pub use route::{common_dir, detect, from_agent_type, project_rules_path, run_rules_path};
 pub use rules::GuardConfig;

@@ -5,40 +5,38 @@
 use std::path::{Path, PathBuf};
 
 use super::hook::Target;
+use crate::agent::parse_agent_name;
 use crate::store::{RunManifest, StateLayout};
 
-/// The target for a subagent named `wt-<runId>-task-<p>-<t>`. `Ok(None)`: not one of ours.
-/// `Err`: it names a run task wt cannot find, which must not pass unguarded.
-pub fn from_agent_type(agent_type: &str, cwd: &Path) -> Result<Option<Target>, String> {
-    let Some(rest) = agent_type.strip_prefix("wt-") else { return Ok(None) };
-    let Some((run_id, task)) = rest.split_once("-task-") else { return Ok(None) };
-    let Some((phase, number)) = task.split_once('-') else { return Ok(None) };
-    if !crate::plan::run_id::is_valid(run_id) {
-        return Ok(None);
-    }
-    let common = common_dir(cwd).ok_or_else(|| {
+/// The target for a subagent named `wt-<runId>-task-<p>-<t>`, from the run's manifest in
+/// `common` (the repository's git directory, when the call's folder is in one). `Ok(None)`: not
+/// one of ours. `Err`: it names a run task wt cannot find, which must not pass unguarded.
+pub fn from_agent_type(
+    agent_type: &str,
+    common: Option<&Path>,
+    cwd: &Path,
+) -> Result<Option<Target>, String> {
+    let Some((run_id, id)) = parse_agent_name(agent_type) else { return Ok(None) };
+    let common = common.ok_or_else(|| {
         format!(
             "the subagent {agent_type} works for a wt run, but {} is not inside its repository",
             cwd.display()
         )
     })?;
-    let path = StateLayout::new(&common).manifest(run_id);
+    let path = StateLayout::new(common).manifest(run_id);
     let manifest =
         RunManifest::load(&path).map_err(|err| format!("cannot find the run of {agent_type}: {err}"))?;
-    let wanted = format!("{phase}.{number}");
-    let record = manifest.phases.iter().flat_map(|p| &p.tasks).find(|t| t.number == wanted);
-    match record {
+    match manifest.task(id) {
         Some(record) => {
             Ok(Some(Target { root: record.worktree.clone(), branch: Some(record.branch.clone()) }))
         }
-        None => Err(format!("run {run_id} has no task {wanted} (subagent {agent_type})")),
+        None => Err(format!("run {run_id} has no task {id} (subagent {agent_type})")),
     }
 }
 
 /// The worktree holding `cwd`, by the longest match among the repository's worktrees; the main
 /// checkout only when `include_main`.
-pub fn detect(cwd: &Path, include_main: bool) -> Option<Target> {
-    let common = common_dir(cwd)?;
+pub fn detect(common: &Path, cwd: &Path, include_main: bool) -> Option<Target> {
     let mut candidates: Vec<(PathBuf, Option<String>)> = Vec::new();
     if include_main {
         let main = common.parent()?.to_owned();
@@ -83,13 +81,14 @@ pub fn common_dir(dir: &Path) -> Option<PathBuf> {
 }
 
 /// The project's `.spectacular/guard.toml`, read from the main checkout (which agents cannot
-/// edit), found from any folder of the repository.
-pub fn project_rules_path(dir: &Path) -> Option<PathBuf> {
-    Some(common_dir(dir)?.parent()?.join(".spectacular").join("guard.toml"))
+/// edit), given the repository's git directory.
+pub fn project_rules_path(common: &Path) -> Option<PathBuf> {
+    Some(common.parent()?.join(".spectacular").join("guard.toml"))
 }
 
-/// The rules a run's guard uses: written by the engine into the run's state.
-pub fn run_rules_path(agent_type: &str, cwd: &Path) -> Option<PathBuf> {
-    let run_id = agent_type.strip_prefix("wt-")?.split("-task-").next()?;
-    Some(StateLayout::new(&common_dir(cwd)?).guard_rules(run_id))
+/// The rules a run's guard uses, written by the engine into the run's state; None for a name
+/// that is not a run's.
+pub fn run_rules_path(agent_type: &str, common: &Path) -> Option<PathBuf> {
+    let (run_id, _) = parse_agent_name(agent_type)?;
+    Some(StateLayout::new(common).guard_rules(run_id))
 }

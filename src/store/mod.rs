@@ -6,6 +6,7 @@ mod events;
 mod layout;
 mod lock;
 mod manifest;
+mod status;
 
 pub use atomic::write_atomic;
 pub use events::EventLog;
@@ -15,6 +16,7 @@ pub use manifest::{
     FORMAT as MANIFEST_FORMAT, ManifestError, Overrides, PhaseRecord, PhaseState, RunManifest, RunState,
     TaskRecord, TaskState,
 };
+pub use status::LiveState;
 
 /// Seconds since the Unix epoch, for records.
 pub fn now() -> u64 {

@@ -232,3 +232,11 @@ pub fn claude_client() -> PathBuf {
     assert!(path.is_file(), "WT_TEST_CLAUDE={} does not exist; run scripts/test", path.display());
     path
 }
+
+/// Runs `cmd` with `input` on stdin and stdout and stderr captured (how hooks are called).
+pub fn with_stdin(mut cmd: Command, input: &str) -> Output {
+    use std::io::Write;
+    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
