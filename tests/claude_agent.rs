@@ -6,50 +6,19 @@
 mod common;
 #[path = "common/model_server.rs"]
 mod model_server;
+#[path = "common/scripted_worker.rs"]
+mod scripted_worker;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use common::TestRepo;
-use model_server::{ModelServer, Turn, first_user_text, turn_index};
-use serde_json::json;
-
-/// The worktree a task prompt names ("Work only inside <path> (branch …").
-fn worktree_in(prompt: &str) -> Option<PathBuf> {
-    let rest = &prompt[prompt.find("Work only inside ")? + "Work only inside ".len()..];
-    Some(PathBuf::from(&rest[..rest.find(" (branch")?]))
-}
-
-/// The task number of a prompt ("# Task 2.1: …").
-fn task_in(prompt: &str) -> String {
-    prompt.split("# Task ").nth(1).and_then(|rest| rest.split(':').next()).unwrap_or("x").replace('.', "-")
-}
+use model_server::{ModelServer, Turn};
+use scripted_worker::{ESCAPES, HONEST, client_env, worker_turn};
 
 /// A worker: four escape attempts, then a Write and a Bash inside its worktree.
 fn worker(scratch: PathBuf) -> model_server::Script {
-    Arc::new(move |request| {
-        let prompt = first_user_text(request);
-        let (Some(wt), task) = (worktree_in(&prompt), task_in(&prompt)) else {
-            return Turn::Text("no task".into());
-        };
-        let escape = scratch.join(format!("escape-{task}.txt"));
-        // A new file in the main checkout, reached through `..` (an existing one would first be
-        // refused by Claude Code's own read-before-write rule, before any hook runs).
-        let through_dotdot = wt.join(format!("../../escape-dotdot-{task}.txt"));
-        let step = match turn_index(request) {
-            0 => ("Write", json!({"file_path": escape, "content": "escaped"})),
-            1 => (
-                "Bash",
-                json!({"command": format!("cd / && echo x > {}", scratch.join(format!("cd-{task}.txt")).display())}),
-            ),
-            2 => ("Write", json!({"file_path": through_dotdot, "content": "escaped"})),
-            3 => ("Bash", json!({"command": "git push origin HEAD"})),
-            4 => ("Write", json!({"file_path": wt.join(format!("honest-{task}.txt")), "content": "honest"})),
-            5 => ("Bash", json!({"command": format!("cd {} && echo bash > bash-{task}.txt", wt.display())})),
-            _ => return Turn::Text("done".into()),
-        };
-        Turn::Tools(vec![(step.0.to_owned(), step.1)])
-    })
+    Arc::new(move |request| worker_turn(request, &scratch).unwrap_or_else(|| Turn::Text("no task".into())))
 }
 
 fn claude_dir(repo: &TestRepo) -> PathBuf {
@@ -57,19 +26,6 @@ fn claude_dir(repo: &TestRepo) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     std::os::unix::fs::symlink(common::claude_client(), dir.join("claude")).unwrap();
     dir
-}
-
-fn client_env(server: &ModelServer) -> Vec<(&'static str, String)> {
-    [
-        ("ANTHROPIC_BASE_URL", server.url.as_str()),
-        ("ANTHROPIC_API_KEY", "test-key"),
-        ("DISABLE_TELEMETRY", "1"),
-        ("DISABLE_AUTOUPDATER", "1"),
-        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k, v.to_owned()))
-    .collect()
 }
 
 const PLAN: &str = r#"
@@ -129,13 +85,17 @@ fn wt_run_with_claude_keeps_every_worker_in_its_worktree_and_commits_its_honest_
     assert_eq!(repo.checkout_snapshot(), before, "the main checkout was overwritten through ..");
     let results = server.tool_results();
     let denied: Vec<&String> = results.iter().filter(|r| r.1).map(|r| &r.2).collect();
-    assert_eq!(denied.len(), 12, "4 escapes per worker are denied: {results:#?}");
+    assert_eq!(denied.len(), 3 * ESCAPES, "every escape of each worker is denied: {results:#?}");
     assert!(
         denied.iter().all(|reason| reason.contains(".worktrees/c1a0de-")),
         "each denial names the worktree: {denied:#?}"
     );
     assert!(denied.iter().any(|reason| reason.contains("git push is not allowed")), "{denied:#?}");
-    assert_eq!(results.iter().filter(|r| !r.1).count(), 6, "the honest Write and Bash of each worker ran");
+    assert_eq!(
+        results.iter().filter(|r| !r.1).count(),
+        3 * HONEST,
+        "the honest Write and Bash of each worker ran"
+    );
     let transcript = repo.root.join(".git/spectacular/runs/c1a0de/transcripts/task-2-1.jsonl");
     assert!(
         std::fs::read_to_string(transcript).unwrap().contains("\"type\":\"result\""),

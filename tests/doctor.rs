@@ -107,3 +107,23 @@ fn interrupted_runs_and_leftover_worktrees_are_listed_with_their_size_and_fix() 
     assert!(text.contains("interrupted run    d0c70a"), "{text}");
     assert!(text.contains("KiB, interrupted)"), "{text}");
 }
+
+#[test]
+fn check_ignore_reports_and_fixes_missing_rules_through_info_exclude() {
+    let repo = TestRepo::new();
+    let out = repo.wt(&["check-ignore"]);
+    assert_eq!(out.code(), 3);
+    assert!(out.stdout().contains("NOT ignored /.worktrees/"), "{}", out.stdout());
+    assert!(out.stderr().contains("wt check-ignore --fix"), "{}", out.stderr());
+    let before = repo.checkout_snapshot();
+    let fixed = repo.wt(&["check-ignore", "--fix"]).ok();
+    assert!(fixed.contains("ignored     /.worktrees/"), "{fixed}");
+    assert_eq!(repo.checkout_snapshot(), before, "no tracked .gitignore was touched");
+    let exclude = std::fs::read_to_string(repo.root.join(".git/info/exclude")).unwrap();
+    repo.wt(&["check-ignore", "--fix"]).ok();
+    assert_eq!(
+        std::fs::read_to_string(repo.root.join(".git/info/exclude")).unwrap(),
+        exclude,
+        "fixing twice adds nothing"
+    );
+}

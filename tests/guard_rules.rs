@@ -1,4 +1,5 @@
-//! guard.toml rules and profiles, `--detect`, and routing by the subagent's name.
+//! guard.toml rules and profiles, `--detect`, routing by the worker slot, and the orchestrator's
+//! own calls.
 
 mod common;
 
@@ -134,16 +135,19 @@ fn a_broken_guard_toml_blocks_rather_than_lets_calls_through() {
 }
 
 #[test]
-fn a_run_routes_its_subagents_by_name_with_the_plans_guard_rules() {
+fn a_worker_is_routed_by_its_slot_with_the_plans_guard_rules() {
     let repo = TestRepo::new();
     let plan = repo.plan(
         "plan.toml",
         "[run]\nid = \"90a7d1\"\n[guard]\nalways_deny = [{ rule = \"Bash(cargo publish:*)\", reason = \"not from a task\" }]\n\
-         [[phase]]\n[[phase.task]]\nname = \"t\"\nrun = \"echo > t\"\n",
+         [[phase]]\n[[phase.task]]\nname = \"t\"\nprompt = \"x\"\n",
     );
-    repo.wt(&["run", plan.to_str().unwrap()]).ok();
+    let step: Value =
+        serde_json::from_str(&repo.wt(&["step", plan.to_str().unwrap(), "--json"]).ok()).unwrap();
+    let worker = step["dispatch"][0]["subagent_type"].as_str().unwrap().to_owned();
+    assert_eq!(worker, "spectacular:wt-worker-1");
     let main = repo.root.join(".worktrees/90a7d1-main");
-    let agent = Some("wt-90a7d1-task-1-1");
+    let agent = Some(worker.as_str());
     // A subagent's cwd is the session's folder: the user's checkout.
     assert_eq!(guard(&[], &repo.root, "Write", file(&repo.root.join("README.md")), agent).0, "deny");
     assert_eq!(guard(&[], &repo.root, "Write", file(&main.join("new.rs")), agent).0, "allow");
@@ -154,11 +158,25 @@ fn a_run_routes_its_subagents_by_name_with_the_plans_guard_rules() {
     assert_eq!(guard(&[], &repo.root, "Write", file(Path::new("/tmp/x")), Some("general-purpose")).0, "none");
     assert_eq!(guard(&[], &repo.root, "Write", file(Path::new("/tmp/x")), None).0, "none");
     let (d, stderr, code) =
-        guard(&[], &repo.root, "Write", file(Path::new("/tmp/x")), Some("wt-0dead0-task-1-1"));
-    assert_eq!((d.as_str(), code), ("none", 2), "an unknown run of ours blocks: {stderr}");
+        guard(&[], &repo.root, "Write", file(Path::new("/tmp/x")), Some("spectacular:wt-worker-2"));
+    assert_eq!((d.as_str(), code), ("none", 2), "a worker slot with no task blocks: {stderr}");
+    assert!(stderr.contains("holds no task"), "{stderr}");
+}
 
-    let agent_file = std::fs::read_to_string(repo.root.join(".claude/agents/wt-90a7d1-task-1-1.md")).unwrap();
-    assert!(agent_file.contains("--rules '"), "{agent_file}");
+#[test]
+fn the_plugin_approves_only_the_orchestrators_own_plain_wt_step() {
+    let repo = TestRepo::new();
+    let approve = ["--approve-orchestrator"];
+    assert_eq!(guard(&approve, &repo.root, "Bash", bash("wt step c0e0e0 --json"), None).0, "allow");
+    assert_eq!(guard(&approve, &repo.root, "Bash", bash("wt step x && git push"), None).0, "none");
+    assert_eq!(
+        guard(&[], &repo.root, "Bash", bash("wt step c0e0e0 --json"), None).0,
+        "none",
+        "only when asked"
+    );
+    let (d, _, code) =
+        guard(&approve, &repo.root, "Bash", bash("wt step c0e0e0 --json"), Some("spectacular:wt-worker-1"));
+    assert_eq!((d.as_str(), code), ("none", 2), "a worker is judged as a worker, and this one holds no task");
 }
 
 #[test]

@@ -19,9 +19,13 @@ fn claude_plugin_validate_strict_accepts_the_repository() {
         .unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{text}");
-    for part in
-        ["spectacular:execute", "spectacular:orchestrating-runs", "spectacular:worktree-worker", "PreToolUse"]
-    {
+    for part in [
+        "spectacular:execute",
+        "spectacular:orchestrating-runs",
+        "spectacular:worktree-worker",
+        "spectacular:wt-worker-8",
+        "PreToolUse",
+    ] {
         assert!(text.contains(part), "{part} missing from:\n{text}");
     }
 }
@@ -41,7 +45,7 @@ fn task_completed_refuses_a_worker_with_no_commit_or_uncommitted_files() {
         with_stdin(cmd, input)
     };
     let input = format!(
-        r#"{{"cwd": "{}", "hook_event_name": "TaskCompleted", "teammate_name": "wt-9a7e00-task-1-1"}}"#,
+        r#"{{"cwd": "{}", "hook_event_name": "TaskCompleted", "teammate_name": "spectacular:wt-worker-1"}}"#,
         repo.root.display()
     );
 
@@ -64,18 +68,29 @@ fn task_completed_refuses_a_worker_with_no_commit_or_uncommitted_files() {
 }
 
 #[test]
-fn session_start_reports_and_prepares_the_agents_folder() {
+fn session_start_reports_the_runs_that_wait_to_be_carried_on() {
     let repo = TestRepo::new();
-    let mut cmd = repo.command(env!("CARGO_BIN_EXE_wt"), &repo.root);
-    cmd.args(["hook", "session-start"]);
-    let out = with_stdin(
-        cmd,
-        &format!(r#"{{"cwd": "{}", "hook_event_name": "SessionStart"}}"#, repo.root.display()),
+    let start = || {
+        let mut cmd = repo.command(env!("CARGO_BIN_EXE_wt"), &repo.root);
+        cmd.args(["hook", "session-start"]);
+        let input = format!(r#"{{"cwd": "{}", "hook_event_name": "SessionStart"}}"#, repo.root.display());
+        let out = with_stdin(cmd, &input);
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let quiet = start();
+    assert!(quiet.contains("/spectacular:execute") && !quiet.contains("carry it on"), "{quiet}");
+    let plan = repo.plan(
+        "plan.toml",
+        "[run]\nid = \"5e55a0\"\n[[phase]]\n[[phase.task]]\nname = \"t\"\nprompt = \"x\"\n",
     );
-    assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("/spectacular:execute"));
-    assert!(repo.root.join(".claude/agents").is_dir());
-    assert_eq!(repo.git(&["status", "--porcelain"]), "", "an empty folder changes nothing git sees");
+    repo.wt(&["step", plan.to_str().unwrap(), "--json"]).ok();
+    let waiting = start();
+    assert!(
+        waiting.contains("run 5e55a0 is dispatched; carry it on with /spectacular:execute 5e55a0"),
+        "{waiting}"
+    );
+    assert_eq!(repo.git(&["status", "--porcelain"]), "", "the check changes nothing git sees");
 }
 
 #[test]
@@ -86,8 +101,9 @@ fn the_guard_wrapper_blocks_a_wt_worker_when_wt_is_missing_and_nothing_else() {
         cmd.arg(&script).env_clear().env("PATH", "/usr/bin:/bin");
         with_stdin(cmd, input)
     };
-    let worker =
-        run(r#"{"tool_name": "Bash", "agent_type": "wt-abc123-task-1-1", "tool_input": {"command": "ls"}}"#);
+    let worker = run(
+        r#"{"tool_name": "Bash", "agent_type": "spectacular:wt-worker-3", "tool_input": {"command": "ls"}}"#,
+    );
     assert_eq!(worker.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&worker.stderr).contains("wt is not on PATH"));
     let other = run(r#"{"tool_name": "Bash", "tool_input": {"command": "ls"}}"#);

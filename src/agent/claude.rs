@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::generated::GUARDED_TOOLS;
+use super::worker::GUARDED_TOOLS;
 
 /// The `--settings` file for one task: the guard for its worktree as a PreToolUse hook (the
 /// level at which hooks fire under `claude -p`). Its `allow` decisions are what let honest work

@@ -4,17 +4,18 @@
 //! - `command`: one command for every task, a shell string (`--agent-command`) or an argv from
 //!   the plan with `{prompt_file}` replaced;
 //! - `claude`: Claude Code in headless mode (`claude -p`), guarded through its settings;
-//! - external: the agent runs elsewhere (a Claude Code subagent dispatched by `wt step`).
+//! - external: the agent runs elsewhere (a Claude Code subagent dispatched by `wt step`, one of
+//!   the plugin's worker slots).
 
 mod claude;
-mod generated;
 mod prompt;
+mod worker;
 
 use std::path::{Path, PathBuf};
 
 pub use claude::{activity as claude_activity, settings as claude_settings};
-pub use generated::{AgentFile, GUARDED_TOOLS, agent_name, agent_path, parse_agent_name};
 pub use prompt::render_prompt;
+pub use worker::{GUARDED_TOOLS, PLUGIN, WORKER_SLOTS, parse_worker_type, render_worker, worker_type};
 
 use crate::plan::Task;
 use crate::process::Cmd;

@@ -12,9 +12,11 @@ pub fn render_prompt(feature: Option<&str>, task: &Task, worktree: &Path) -> Str
     let _ = writeln!(
         text,
         "Work only inside {} (branch `{}`). Commit there or leave your changes; wt commits what is left, \
-         stacks the branch and never needs you to push or switch branches.\n",
+         stacks the branch and never needs you to push or switch branches. Your shell starts elsewhere: \
+         begin every Bash command with `cd {} && `.\n",
         worktree.display(),
-        task.branch
+        task.branch,
+        worktree.display()
     );
     if !task.prompt.trim().is_empty() {
         let _ = writeln!(text, "{}\n", task.prompt.trim());

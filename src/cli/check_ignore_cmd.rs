@@ -23,13 +23,9 @@ struct Check {
     ignored: bool,
 }
 
-/// A path each pattern must cover.
-fn sample(pattern: &str) -> &'static str {
-    if pattern.starts_with("/.worktrees") {
-        ".worktrees/abc123-main/file"
-    } else {
-        ".claude/agents/wt-abc123-task-1-1.md"
-    }
+/// A path each pattern (a folder) must cover.
+fn sample(pattern: &str) -> String {
+    format!("{}abc123-main/file", pattern.trim_start_matches('/'))
 }
 
 pub fn run(args: CheckIgnoreArgs, cwd: &Path) -> Result<u8, CliError> {
@@ -39,7 +35,7 @@ pub fn run(args: CheckIgnoreArgs, cwd: &Path) -> Result<u8, CliError> {
     }
     let mut checks = Vec::new();
     for pattern in EXCLUDES {
-        checks.push(Check { pattern, ignored: git::is_ignored(repo.root(), sample(pattern))? });
+        checks.push(Check { pattern, ignored: git::is_ignored(repo.root(), &sample(pattern))? });
     }
     let missing: Vec<&str> = checks.iter().filter(|c| !c.ignored).map(|c| c.pattern).collect();
     if args.json {

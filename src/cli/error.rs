@@ -88,9 +88,9 @@ impl From<EngineError> for CliError {
         let cli = match err {
             EngineError::Plan(err) => return err.into(),
             EngineError::Git(err) => return err.into(),
-            EngineError::RunLocked { .. } | EngineError::RunActive { .. } => {
-                CliError::new(exit::BUSY, err.to_string())
-            }
+            EngineError::RunLocked { .. }
+            | EngineError::RunActive { .. }
+            | EngineError::NoWorkerSlot { .. } => CliError::new(exit::BUSY, err.to_string()),
             EngineError::DirtyWorktrees { .. } | EngineError::UnmergedBranches { .. } => {
                 CliError::new(exit::REFUSED, err.to_string())
             }

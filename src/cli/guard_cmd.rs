@@ -14,7 +14,7 @@ const BLOCK: u8 = 2;
 
 #[derive(Args)]
 pub struct GuardArgs {
-    /// The worktree the agent must stay in (as written into generated agents).
+    /// The worktree the agent must stay in (as `wt run` passes it to each claude -p).
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
     /// The worktree's branch (the one `git checkout` may name).
@@ -26,6 +26,9 @@ pub struct GuardArgs {
     /// With --detect: guard the main checkout too.
     #[arg(long, requires = "detect")]
     include_main: bool,
+    /// Also approve the main session's own `wt step` / `wt status` calls (the plugin's hook).
+    #[arg(long, conflicts_with_all = ["root", "detect"])]
+    approve_orchestrator: bool,
     /// Guard rules (guard.toml) to apply; default: the run's rules, else the project's
     /// `.spectacular/guard.toml` in the main checkout.
     #[arg(long, value_name = "FILE")]
@@ -61,15 +64,16 @@ fn decide(args: &GuardArgs) -> Result<Decision, String> {
     // The repository's git directory is looked up once: every route below reads from it.
     let common = guard::common_dir(args.root.as_deref().unwrap_or(&cwd));
     let project_rules = || common.as_deref().and_then(guard::project_rules_path);
-    let rules_path = match (&args.rules, &args.root, &input.agent_type) {
+    let assignment = match (&input.agent_type, args.root.is_some() || args.detect) {
+        (Some(agent_type), false) => guard::from_agent_type(agent_type, common.as_deref(), &cwd)?,
+        _ => None,
+    };
+    let rules_path = match (&args.rules, &assignment, &common) {
         (Some(path), _, _) => Some(path.clone()),
-        (None, Some(_), _) => project_rules(),
-        (None, None, Some(agent_type)) if !args.detect => common
-            .as_deref()
-            .and_then(|common| guard::run_rules_path(agent_type, common))
+        (None, Some(assignment), Some(common)) => Some(guard::run_rules_path(&assignment.run_id, common))
             .filter(|p| p.exists())
             .or_else(project_rules),
-        (None, None, _) => project_rules(),
+        _ => project_rules(),
     };
     let config = match rules_path {
         Some(path) => GuardConfig::load_toml(&path)?.unwrap_or_default(),
@@ -80,10 +84,11 @@ fn decide(args: &GuardArgs) -> Result<Decision, String> {
         (None, true) => {
             common.as_deref().and_then(|c| guard::detect(c, &cwd, args.include_main || config.guard_main))
         }
-        (None, false) => match &input.agent_type {
-            Some(agent_type) => guard::from_agent_type(agent_type, common.as_deref(), &cwd)?,
-            None => None,
-        },
+        (None, false) => assignment.map(|a| a.target),
     };
-    Ok(target.map_or(Decision::None, |target| guard::decide(&input, &target, &config)))
+    Ok(match target {
+        Some(target) => guard::decide(&input, &target, &config),
+        None if args.approve_orchestrator => guard::orchestrator::approve(&input),
+        None => Decision::None,
+    })
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 use clap::{Args, ValueEnum};
 
 use crate::engine::{gate_refusal, worker_name};
+use crate::store::{LiveState, StateLayout};
 
 #[derive(Args)]
 pub struct HookArgs {
@@ -49,21 +50,29 @@ pub fn run(args: HookArgs, cwd: &Path) -> u8 {
     }
 }
 
-/// Context for the session: what works, what is missing. Makes sure `.claude/agents/` exists in
-/// the project, so agents wt generates later are seen without a restart.
+/// Context for the session: what works, what is missing, and this repository's runs that wait
+/// to be carried on.
 fn session_start(dir: &Path) -> String {
     let mut lines = vec![format!(
         "spectacular: wt {} is installed; run plans with /spectacular:execute <plan>.",
         env!("CARGO_PKG_VERSION")
     )];
-    match crate::spice::Spice::discover() {
-        Ok(_) => {}
-        Err(err) => lines.push(format!("spectacular: {err}")),
+    if let Err(err) = crate::spice::Spice::discover() {
+        lines.push(format!("spectacular: {err}"));
     }
-    if let Ok(repo) = crate::git::Repo::discover(dir) {
-        let agents = repo.root().join(".claude").join("agents");
-        if let Err(err) = std::fs::create_dir_all(&agents) {
-            lines.push(format!("spectacular: could not create {}: {err}", agents.display()));
+    let Ok(repo) = crate::git::Repo::discover(dir) else { return lines.join("\n") };
+    let layout = StateLayout::new(repo.common_dir());
+    for manifest in layout.runs().unwrap_or_default() {
+        let state = LiveState::of(&layout, &manifest);
+        if matches!(state, LiveState::Dispatched | LiveState::Interrupted | LiveState::Failed) {
+            lines.push(format!(
+                "spectacular: run {} is {}; carry it on with /spectacular:execute {} or remove it with \
+                 /spectacular:cleanup {}",
+                manifest.run_id,
+                state.as_str(),
+                manifest.run_id,
+                manifest.run_id
+            ));
         }
     }
     lines.join("\n")

@@ -54,7 +54,7 @@ enum Command {
     Guard(guard_cmd::GuardArgs),
     /// Say what is missing on this machine and in this repository, with the command that fixes it.
     Doctor(doctor_cmd::DoctorArgs),
-    /// Check that run worktrees and generated agents are ignored by git; --fix adds the rules.
+    /// Check that run worktrees are ignored by git; --fix adds the rule.
     CheckIgnore(check_ignore_cmd::CheckIgnoreArgs),
     /// Claude Code plugin hooks: session-start, teammate-idle, task-completed (reads hook JSON).
     #[command(hide = true)]

@@ -145,10 +145,7 @@ fn plugin_check(claude_found: bool) -> Check {
 
 /// Checks of the repository `dir` is in: ignore rules.
 pub fn repository_checks(repo: &Repo) -> Vec<Check> {
-    let samples = [
-        ("worktrees ignored", ".worktrees/x/file"),
-        ("agents ignored", ".claude/agents/wt-abc123-task-1-1.md"),
-    ];
+    let samples = [("worktrees ignored", ".worktrees/x/file")];
     samples
         .iter()
         .map(|(name, sample)| match git::is_ignored(repo.root(), sample) {

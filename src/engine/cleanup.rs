@@ -1,5 +1,5 @@
 //! `wt cleanup`: remove exactly what one run owns — its worktrees (found by name, so a second
-//! cleanup or one after lost state still finds them), its generated agents, its state — and keep
+//! cleanup or one after lost state still finds them), its worker-slot leases, its state — and keep
 //! its branches unless asked. Everything is checked before anything is removed.
 
 use std::path::{Path, PathBuf};
@@ -9,7 +9,7 @@ use super::journal::Journal;
 use super::workspace::WORKTREES_DIR;
 use crate::git::{self, Repo};
 use crate::spice::Spice;
-use crate::store::{EventLog, FileLock, LockError, RunManifest, StateLayout};
+use crate::store::{EventLog, FileLock, LockError, RunManifest, StateLayout, slots};
 
 pub struct CleanupRequest {
     pub run_id: String,
@@ -73,7 +73,8 @@ pub fn cleanup(repo: &Repo, request: &CleanupRequest) -> Result<CleanupReport, E
         report.removed_worktrees.push(worktree);
     }
     git::remove_incomplete_worktree_records(repo.common_dir(), &format!("{run_id}-"))?;
-    report.removed_files = remove_generated_agents(repo, run_id)?;
+    report.removed_files = slots::release_run(&layout, run_id)
+        .map_err(|source| EngineError::Io { context: "releasing the run's worker slots".into(), source })?;
     match spice {
         Some(spice) => {
             let main = repo.root().to_owned();
@@ -173,23 +174,6 @@ fn remove_run_worktree(repo: &Repo, worktree: &Path) -> Result<(), EngineError> 
         })?;
     }
     Ok(())
-}
-
-/// `.claude/agents/wt-<runId>-task-*.md` in the main checkout: generated for this run only.
-fn remove_generated_agents(repo: &Repo, run_id: &str) -> Result<Vec<PathBuf>, EngineError> {
-    let dir = repo.root().join(".claude").join("agents");
-    let prefix = format!("wt-{run_id}-task-");
-    let mut removed = Vec::new();
-    let Ok(entries) = std::fs::read_dir(&dir) else { return Ok(removed) };
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with(&prefix) && name.ends_with(".md") {
-            std::fs::remove_file(entry.path())
-                .map_err(|source| EngineError::Io { context: format!("removing {name}"), source })?;
-            removed.push(entry.path());
-        }
-    }
-    Ok(removed)
 }
 
 /// Removes the run's state folder. The run lock file inside it is still held by this process;

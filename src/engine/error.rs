@@ -54,6 +54,8 @@ pub enum EngineError {
     Linearize { phase: usize, branch: String, onto: String, detail: String },
     #[error("the stack is not linear after phase {phase}: {detail}")]
     NotLinear { phase: usize, detail: String },
+    #[error("all {slots} wt worker slots are out to other tasks ({})", holders.join(", "))]
+    NoWorkerSlot { run_id: String, slots: usize, holders: Vec<String> },
     #[error("{context}: {source}")]
     Io { context: String, source: std::io::Error },
 }
@@ -97,6 +99,10 @@ impl EngineError {
                 "keep the branches (leave out --delete-branches), or pass --force to delete them anyway".into()
             }
             EngineError::NoSuchRun { .. } => "`wt status` lists the runs of this repository".into(),
+            EngineError::NoWorkerSlot { run_id, .. } => format!(
+                "run `wt step {run_id} --json` again when those subagents have returned; `wt status` shows the runs, \
+                 `wt cleanup <runId>` frees an abandoned run's slots"
+            ),
             EngineError::NotDone { run_id } => format!("finish it first: `wt resume {run_id}`"),
             EngineError::UnsupportedRemote { .. } => {
                 "to only push the branches, pass --no-publish; or set `git config spice.forge.kind <forge>` for a \

@@ -3,26 +3,23 @@
 
 use std::path::Path;
 
-use crate::agent::parse_agent_name;
+use crate::agent::parse_worker_type;
 use crate::git::{self, Repo};
-use crate::store::{RunManifest, StateLayout};
+use crate::store::{StateLayout, slots};
 
-/// The first `wt-<runId>-task-<p>-<t>` name among the hook input's string fields.
+/// The first worker name (`spectacular:wt-worker-<k>`) among the hook input's string fields.
 pub fn worker_name(input: &serde_json::Value) -> Option<String> {
     let fields = input.as_object()?;
-    fields.values().filter_map(|v| v.as_str()).find(|v| parse_agent_name(v).is_some()).map(str::to_owned)
+    fields.values().filter_map(|v| v.as_str()).find(|v| parse_worker_type(v).is_some()).map(str::to_owned)
 }
 
-/// Why the worker `name` is not done yet, or None when it may stop.
+/// Why the worker `name` is not done yet, or None when it may stop (or holds no task).
 pub fn refusal(cwd: &Path, name: &str) -> Result<Option<String>, String> {
-    let Some((run_id, id)) = parse_agent_name(name) else { return Ok(None) };
-    let number = id.to_string();
+    let Some(slot) = parse_worker_type(name) else { return Ok(None) };
     let repo = Repo::discover(cwd).map_err(|err| err.to_string())?;
-    let manifest = RunManifest::load(&StateLayout::new(repo.common_dir()).manifest(run_id))
-        .map_err(|err| err.to_string())?;
-    let Some(task) = manifest.task(id) else {
-        return Err(format!("run {run_id} has no task {number}"));
-    };
+    let Some(holder) = slots::holder(&StateLayout::new(repo.common_dir()), slot) else { return Ok(None) };
+    let task = holder.task;
+    let number = &task.number;
     let worktree = &task.worktree;
     let changed = git::status_paths(worktree).map_err(|err| err.to_string())?;
     if !changed.is_empty() {

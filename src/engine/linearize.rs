@@ -5,7 +5,6 @@
 use super::EngineError;
 use super::event::Event;
 use super::run::Run;
-use super::task::remove_task_agent;
 use crate::git;
 use crate::plan::Phase;
 use crate::store::PhaseState;
@@ -63,7 +62,6 @@ fn release_branches(run: &Run, phase: &Phase) -> Result<(), EngineError> {
             let target = task.id.to_string();
             ws.journal
                 .step("release", &target, || Ok(git::remove_worktree(ws.repo.root(), &worktree, false)?))?;
-            remove_task_agent(ws, task)?;
             continue;
         }
         if git::current_branch(&worktree)?.is_some() {

@@ -21,7 +21,7 @@ use crate::store::{
 };
 
 /// Patterns that keep run artifacts out of the user's `git status`.
-pub const EXCLUDES: &[&str] = &["/.worktrees/", "/.claude/agents/wt-*.md"];
+pub const EXCLUDES: &[&str] = &["/.worktrees/"];
 
 /// Default number of parallel agents when neither the plan nor the CLI says.
 const DEFAULT_MAX_PARALLEL: usize = 4;
@@ -412,6 +412,7 @@ fn build_manifest(ws: &Workspace, plan: &Plan, base: &str, base_commit: &str) ->
                     pid: None,
                     agent_pid: None,
                     dispatches: 0,
+                    slot: None,
                     error: None,
                     log: ws.layout.task_log(&ws.run_id, task.id),
                 })

@@ -4,6 +4,10 @@
 //! the next task(s) — or says the run is done or failed. A task handed out is recorded as
 //! dispatched first, so a call never hands out a task that is already out; a call that finds
 //! no new work in a dispatched task hands it out again once, then fails it.
+//!
+//! Each task out holds one of the plugin's worker slots (`spectacular:wt-worker-<k>`, leased in
+//! `store::slots`): the subagent type the orchestrator dispatches, and how the guard finds the
+//! worker's worktree. A task keeps its slot until it is checked; a run that fails lets go of all.
 
 use serde::Serialize;
 
@@ -12,8 +16,9 @@ use super::run::Run;
 use super::sequential::record_outcome;
 use super::task::{TaskOutcome, finish_task, has_work, place_in_main, place_in_own_worktree};
 use super::{EngineError, EventSink, RunRequest, linearize, prepare};
-use crate::agent::{agent_name, render_prompt};
-use crate::plan::{Phase, Strategy, Task};
+use crate::agent::{WORKER_SLOTS, render_prompt, worker_type};
+use crate::plan::{Phase, Strategy, Task, TaskId};
+use crate::store::slots::{self, Lease};
 use crate::store::{PhaseState, TaskState};
 
 /// A task whose subagent may return with nothing done this many times before it fails.
@@ -108,13 +113,16 @@ fn sequential(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<Option<S
             TaskState::Dispatched => match check_dispatched(run, task)? {
                 Checked::Verified => {}
                 Checked::Failed => return Ok(Some(failed(run, phase))),
-                Checked::Again => return Ok(Some(dispatch(run, phase, &[task])?)),
+                Checked::Again => {
+                    let slot = hand_out(run, task)?.ok_or_else(|| no_slot(run))?;
+                    return Ok(Some(dispatch(run, phase, &[(task, slot)])));
+                }
             },
             _ => {
                 run.claim_task(task, &below)?;
                 place_in_main(&run.ws, task, &below)?;
-                mark_dispatched(run, task)?;
-                return Ok(Some(dispatch(run, phase, &[task])?));
+                let slot = hand_out(run, task)?.ok_or_else(|| no_slot(run))?;
+                return Ok(Some(dispatch(run, phase, &[(task, slot)])));
             }
         }
         below = task.branch.clone();
@@ -122,35 +130,53 @@ fn sequential(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<Option<S
     Ok(None)
 }
 
-/// The phase's tasks all at once (up to max_parallel out at a time), then stacked.
+/// The phase's tasks all at once (up to max_parallel out at a time, and as many as there are
+/// free worker slots), then stacked.
 fn parallel(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<Option<StepOutcome>, EngineError> {
-    let mut out: Vec<&Task> = Vec::new();
+    let mut again: Vec<&Task> = Vec::new();
     let mut failures = false;
     for task in &phase.tasks {
         if run.manifest.task(task.id).is_some_and(|r| r.state == TaskState::Dispatched) {
             match check_dispatched(run, task)? {
                 Checked::Verified => {}
                 Checked::Failed => failures = true,
-                Checked::Again => out.push(task),
+                Checked::Again => again.push(task),
             }
         }
     }
     if failures {
         return Ok(Some(failed(run, phase)));
     }
+    let mut out: Vec<(&Task, usize)> = Vec::new();
+    let mut waiting = false;
+    for task in again {
+        match hand_out(run, task)? {
+            Some(slot) => out.push((task, slot)),
+            None => waiting = true,
+        }
+    }
     for task in &phase.tasks {
         let state = run.manifest.task(task.id).map(|r| r.state).unwrap_or(TaskState::Pending);
-        if out.len() >= run.max_parallel || matches!(state, TaskState::Verified | TaskState::Dispatched) {
+        if waiting
+            || out.len() >= run.max_parallel
+            || matches!(state, TaskState::Verified | TaskState::Dispatched)
+        {
+            waiting |= !matches!(state, TaskState::Verified | TaskState::Dispatched);
             continue;
         }
         let fresh = state == TaskState::Pending;
         run.claim_task(task, phase_base)?;
         place_in_own_worktree(&run.ws, task, phase_base, !fresh)?;
-        mark_dispatched(run, task)?;
-        out.push(task);
+        match hand_out(run, task)? {
+            Some(slot) => out.push((task, slot)),
+            None => waiting = true,
+        }
     }
     if !out.is_empty() {
-        return Ok(Some(dispatch(run, phase, &out)?));
+        return Ok(Some(dispatch(run, phase, &out)));
+    }
+    if waiting {
+        return Err(no_slot(run));
     }
     linearize::linearize_phase(run, phase, phase_base)?;
     Ok(None)
@@ -176,29 +202,68 @@ fn check_dispatched(run: &mut Run, task: &Task) -> Result<Checked, EngineError> 
     let outcome = finish_task(&ws, task, &worktree, &base_commit, &mut |_| {})?;
     let verified = outcome == TaskOutcome::Verified;
     record_outcome(run, task, outcome)?;
+    release_slot(run, task.id)?;
     Ok(if verified { Checked::Verified } else { Checked::Failed })
 }
 
-fn mark_dispatched(run: &mut Run, task: &Task) -> Result<(), EngineError> {
+/// Records `task` as out, holding a worker slot: the one it holds, else a free one; None when
+/// every slot is out. Under the repository lock, so two runs never lease the same slot, and the
+/// lease and the manifest are written together (a lease the manifest does not confirm is free).
+fn hand_out(run: &mut Run, task: &Task) -> Result<Option<usize>, EngineError> {
+    let _repo_lock = run.ws.repo_lock()?;
+    let layout = run.ws.layout.clone();
+    let own = Lease { run_id: run.ws.run_id.clone(), phase: task.id.phase, task: task.id.task };
+    let held = run
+        .manifest
+        .task(task.id)
+        .and_then(|r| r.slot)
+        .filter(|&slot| slots::holder(&layout, slot).is_some_and(|holder| holder.lease == own));
+    let Some(slot) = held.or_else(|| (1..=WORKER_SLOTS).find(|&slot| slots::holder(&layout, slot).is_none()))
+    else {
+        return Ok(None);
+    };
+    slots::lease(&layout, slot, &own)
+        .map_err(|source| EngineError::Io { context: format!("leasing worker slot {slot}"), source })?;
+    let first = run.manifest.task(task.id).is_none_or(|r| r.state != TaskState::Dispatched);
     run.update_task(task.id, |record| {
         record.state = TaskState::Dispatched;
+        record.slot = Some(slot);
         record.pid = None;
         record.error = None;
-        record.dispatches = 1;
-    })
+        if first {
+            record.dispatches = 1;
+        }
+    })?;
+    Ok(Some(slot))
 }
 
-fn dispatch(run: &mut Run, phase: &Phase, tasks: &[&Task]) -> Result<StepOutcome, EngineError> {
+/// Lets go of the worker slot `task` holds.
+fn release_slot(run: &mut Run, task: TaskId) -> Result<(), EngineError> {
+    let Some(slot) = run.manifest.task(task).and_then(|r| r.slot) else { return Ok(()) };
+    slots::release(&run.ws.layout, slot, &run.ws.run_id, Some(task))
+        .map_err(|source| EngineError::Io { context: format!("releasing worker slot {slot}"), source })?;
+    run.update_task(task, |record| record.slot = None)
+}
+
+fn no_slot(run: &Run) -> EngineError {
+    let holders = (1..=WORKER_SLOTS)
+        .filter_map(|slot| slots::holder(&run.ws.layout, slot))
+        .map(|holder| format!("run {} task {}", holder.lease.run_id, holder.task.number))
+        .collect();
+    EngineError::NoWorkerSlot { run_id: run.ws.run_id.clone(), slots: WORKER_SLOTS, holders }
+}
+
+fn dispatch(run: &Run, phase: &Phase, tasks: &[(&Task, usize)]) -> StepOutcome {
     let dispatch = tasks
         .iter()
-        .map(|task| {
+        .map(|&(task, slot)| {
             let worktree = run
                 .manifest
                 .task(task.id)
                 .map(|r| r.worktree.clone())
                 .unwrap_or_else(|| run.ws.main_worktree());
             Dispatch {
-                subagent_type: agent_name(&run.ws.run_id, task.id),
+                subagent_type: worker_type(slot),
                 description: format!("Task {}: {}", task.id, task.name),
                 prompt: render_prompt(run.ws.feature.as_deref(), task, &worktree),
             }
@@ -206,15 +271,15 @@ fn dispatch(run: &mut Run, phase: &Phase, tasks: &[&Task]) -> Result<StepOutcome
         .collect::<Vec<_>>();
     let how = if dispatch.len() > 1 { "all in one message, in parallel" } else { "this one subagent" };
     let message =
-        format!("dispatch {how}; when they have returned, run `wt step {} --json` again", run.ws.run_id);
-    Ok(StepOutcome {
+        format!("dispatch {how}; when every one has returned, run `wt step {} --json` again", run.ws.run_id);
+    StepOutcome {
         run_id: run.ws.run_id.clone(),
         status: StepStatus::Dispatch,
         phase: Some(phase_info(phase)),
         dispatch,
         message,
         stack: Vec::new(),
-    })
+    }
 }
 
 fn failed(run: &mut Run, phase: &Phase) -> StepOutcome {
@@ -227,6 +292,9 @@ fn failed(run: &mut Run, phase: &Phase) -> StepOutcome {
             Some(format!("task {} ({}) in {}: {error}", t.id, t.name, record.worktree.display()))
         })
         .collect();
+    for task in &phase.tasks {
+        let _ = release_slot(run, task.id);
+    }
     if let Some(record) = run.manifest.phase_mut(phase.number) {
         record.state = PhaseState::Failed;
     }

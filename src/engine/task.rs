@@ -7,9 +7,7 @@ use std::path::Path;
 use super::EngineError;
 use super::event::Activity;
 use super::workspace::Workspace;
-use crate::agent::{
-    AgentFile, TaskContext, agent_path, claude_activity, claude_settings, render_prompt, with_task_env,
-};
+use crate::agent::{TaskContext, claude_activity, claude_settings, render_prompt, with_task_env};
 use crate::git;
 use crate::plan::{Task, commit_message};
 use crate::process::{Cmd, ExitDescription};
@@ -178,20 +176,17 @@ fn io(context: &str, source: std::io::Error) -> EngineError {
     EngineError::Io { context: context.to_owned(), source }
 }
 
-/// Readies a sequential task in the run's main worktree: its branch on `below`, its agent file.
-/// The caller has claimed the task (recorded its base commit).
+/// Readies a sequential task in the run's main worktree: its branch on `below`. The caller has
+/// claimed the task (recorded its base commit).
 pub fn place_in_main(ws: &Workspace, task: &Task, below: &str) -> Result<(), EngineError> {
     let worktree = ws.main_worktree();
-    {
-        let _repo_lock = ws.repo_lock()?;
-        let target = task.id.to_string();
-        ws.journal.step("branch-create", &target, || place_task_branch(ws, &worktree, task, below))?;
-    }
-    write_task_agent(ws, task, &worktree)
+    let _repo_lock = ws.repo_lock()?;
+    let target = task.id.to_string();
+    ws.journal.step("branch-create", &target, || place_task_branch(ws, &worktree, task, below))
 }
 
 /// Readies a parallel task in its own worktree: the worktree detached at `phase_base` (made,
-/// kept or repaired), its branch, its agent file. The caller has claimed the task.
+/// kept or repaired), and its branch. The caller has claimed the task.
 pub fn place_in_own_worktree(
     ws: &Workspace,
     task: &Task,
@@ -200,12 +195,9 @@ pub fn place_in_own_worktree(
 ) -> Result<(), EngineError> {
     let worktree = ws.task_worktree(task.id);
     let target = task.id.to_string();
-    {
-        let _repo_lock = ws.repo_lock()?;
-        super::prepare::ensure_worktree(ws, &worktree, phase_base, &target, may_hold_work)?;
-        ws.journal.step("branch-create", &target, || place_task_branch(ws, &worktree, task, phase_base))?;
-    }
-    write_task_agent(ws, task, &worktree)
+    let _repo_lock = ws.repo_lock()?;
+    super::prepare::ensure_worktree(ws, &worktree, phase_base, &target, may_hold_work)?;
+    ws.journal.step("branch-create", &target, || place_task_branch(ws, &worktree, task, phase_base))
 }
 
 /// Creates the task's branch on `below` with git-spice in `worktree` (which it checks out), or
@@ -217,33 +209,6 @@ fn place_task_branch(ws: &Workspace, worktree: &Path, task: &Task, below: &str) 
         git::switch(worktree, &task.branch)?;
     }
     Ok(())
-}
-
-/// Writes the task's generated subagent (`.claude/agents/wt-<runId>-task-<p>-<t>.md`).
-fn write_task_agent(ws: &Workspace, task: &Task, worktree: &Path) -> Result<(), EngineError> {
-    let rules = ws.layout.guard_rules(&ws.run_id);
-    let file = AgentFile {
-        run_id: &ws.run_id,
-        feature: ws.feature.as_deref(),
-        task,
-        worktree,
-        wt: &ws.wt_exe,
-        rules: &rules,
-    };
-    let path = agent_path(ws.repo.root(), &ws.run_id, task.id);
-    crate::store::write_atomic(&path, file.render().as_bytes())
-        .map_err(|source| io(&format!("writing {}", path.display()), source))
-}
-
-/// Removes the task's generated subagent, with its worktree.
-pub fn remove_task_agent(ws: &Workspace, task: &Task) -> Result<(), EngineError> {
-    let path = agent_path(ws.repo.root(), &ws.run_id, task.id);
-    match std::fs::remove_file(&path) {
-        Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
-            Err(io(&format!("removing {}", path.display()), err))
-        }
-        _ => Ok(()),
-    }
 }
 
 /// Whether the task's worktree holds any work since `base_commit`: a commit or a changed file.

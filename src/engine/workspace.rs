@@ -22,7 +22,7 @@ pub struct Workspace {
     pub feature: Option<String>,
     pub agent: Agent,
     pub journal: Journal,
-    /// This `wt` binary, for the guard hook written into generated agents.
+    /// This `wt` binary, for the guard hook in the settings of each `claude -p` task.
     pub wt_exe: PathBuf,
     /// How long an agent may run when its task sets no timeout.
     pub timeout: Option<std::time::Duration>,

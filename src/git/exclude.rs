@@ -24,7 +24,7 @@ pub fn ensure_excluded(common_dir: &Path, patterns: &[&str]) -> Result<(), GitEr
     if !existing.is_empty() && !existing.ends_with('\n') {
         text.push('\n');
     }
-    text.push_str("# added by wt (spectacular): run worktrees and generated agents\n");
+    text.push_str("# added by wt (spectacular): run worktrees\n");
     for pattern in missing {
         text.push_str(pattern);
         text.push('\n');

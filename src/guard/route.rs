@@ -1,37 +1,41 @@
-//! Which worktree a hook call belongs to, without running git: from the subagent's name and the
-//! run manifest (`wt-<runId>-task-<p>-<t>`), or by finding the worktree that holds `cwd` in git's
-//! own records (`--detect`).
+//! Which worktree a hook call belongs to, without running git: from the worker slot a subagent
+//! is (`spectacular:wt-worker-<k>`), its lease and the run manifest, or by finding the worktree
+//! that holds `cwd` in git's own records (`--detect`).
 
 use std::path::{Path, PathBuf};
 
 use super::hook::Target;
-use crate::agent::parse_agent_name;
-use crate::store::{RunManifest, StateLayout};
+use crate::agent::parse_worker_type;
+use crate::store::{StateLayout, slots};
 
-/// The target for a subagent named `wt-<runId>-task-<p>-<t>`, from the run's manifest in
-/// `common` (the repository's git directory, when the call's folder is in one). `Ok(None)`: not
-/// one of ours. `Err`: it names a run task wt cannot find, which must not pass unguarded.
+/// A worker's task, as its slot's lease says.
+pub struct Assignment {
+    pub run_id: String,
+    pub target: Target,
+}
+
+/// The task of the worker `agent_type`, from the lease of its slot in `common` (the
+/// repository's git directory, when the call's folder is in one). `Ok(None)`: not one of the
+/// plugin's workers. `Err`: a worker with no task here, which must not run unguarded.
 pub fn from_agent_type(
     agent_type: &str,
     common: Option<&Path>,
     cwd: &Path,
-) -> Result<Option<Target>, String> {
-    let Some((run_id, id)) = parse_agent_name(agent_type) else { return Ok(None) };
+) -> Result<Option<Assignment>, String> {
+    let Some(slot) = parse_worker_type(agent_type) else { return Ok(None) };
     let common = common.ok_or_else(|| {
+        format!("{agent_type} is a wt worker, but {} is not inside a repository with wt runs", cwd.display())
+    })?;
+    let holder = slots::holder(&StateLayout::new(common), slot).ok_or_else(|| {
         format!(
-            "the subagent {agent_type} works for a wt run, but {} is not inside its repository",
-            cwd.display()
+            "{agent_type} holds no task of a wt run in this repository; dispatch wt workers only as \
+             `wt step <plan|runId> --json` lists them"
         )
     })?;
-    let path = StateLayout::new(common).manifest(run_id);
-    let manifest =
-        RunManifest::load(&path).map_err(|err| format!("cannot find the run of {agent_type}: {err}"))?;
-    match manifest.task(id) {
-        Some(record) => {
-            Ok(Some(Target { root: record.worktree.clone(), branch: Some(record.branch.clone()) }))
-        }
-        None => Err(format!("run {run_id} has no task {id} (subagent {agent_type})")),
-    }
+    Ok(Some(Assignment {
+        run_id: holder.lease.run_id,
+        target: Target { root: holder.task.worktree, branch: Some(holder.task.branch) },
+    }))
 }
 
 /// The worktree holding `cwd`, by the longest match among the repository's worktrees; the main
@@ -86,9 +90,7 @@ pub fn project_rules_path(common: &Path) -> Option<PathBuf> {
     Some(common.parent()?.join(".spectacular").join("guard.toml"))
 }
 
-/// The rules a run's guard uses, written by the engine into the run's state; None for a name
-/// that is not a run's.
-pub fn run_rules_path(agent_type: &str, common: &Path) -> Option<PathBuf> {
-    let (run_id, _) = parse_agent_name(agent_type)?;
-    Some(StateLayout::new(common).guard_rules(run_id))
+/// The rules a run's guard uses, written by the engine into the run's state.
+pub fn run_rules_path(run_id: &str, common: &Path) -> PathBuf {
+    StateLayout::new(common).guard_rules(run_id)
 }

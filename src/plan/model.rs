@@ -138,7 +138,7 @@ impl fmt::Display for TaskId {
 }
 
 impl TaskId {
-    /// `task-P-T`, the suffix shared by the task's worktree, branch and generated agent.
+    /// `task-P-T`, the suffix shared by the task's worktree, branch and state files.
     pub fn key(self) -> String {
         format!("task-{}-{}", self.phase, self.task)
     }

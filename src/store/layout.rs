@@ -17,6 +17,11 @@ impl StateLayout {
         self.root.join("repo.lock")
     }
 
+    /// The lease of one of the plugin's worker slots (`store::slots`).
+    pub fn slot_lease(&self, slot: usize) -> PathBuf {
+        self.root.join("slots").join(format!("wt-worker-{slot}.json"))
+    }
+
     pub fn runs_dir(&self) -> PathBuf {
         self.root.join("runs")
     }

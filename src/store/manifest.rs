@@ -127,6 +127,9 @@ pub struct TaskRecord {
     /// How many times in a row `wt step` handed the task out without finding work.
     #[serde(default)]
     pub dispatches: u32,
+    /// The plugin's worker slot leased to the task while `wt step` has it out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<usize>,
     pub error: Option<String>,
     pub log: PathBuf,
 }

@@ -6,6 +6,7 @@ mod events;
 mod layout;
 mod lock;
 mod manifest;
+pub mod slots;
 mod status;
 
 pub use atomic::write_atomic;

@@ -176,10 +176,9 @@ pub struct CheckoutSnapshot {
     files: BTreeMap<PathBuf, Vec<u8>>,
 }
 
-/// What a run adds to the main checkout by design, ignored through info/exclude: its worktrees
-/// and its generated agents.
+/// What a run adds to the main checkout by design, ignored through info/exclude: its worktrees.
 fn is_run_artifact(path: &str) -> bool {
-    path.contains(".worktrees/") || path.contains(".claude/agents/wt-")
+    path.contains(".worktrees/")
 }
 
 fn collect_files(root: &Path, dir: &Path, files: &mut BTreeMap<PathBuf, Vec<u8>>) {

@@ -1,7 +1,9 @@
 //! A scripted stand-in for the model API on loopback, for running the real Claude Code client
 //! offline: `POST /v1/messages` answers with a Server-Sent-Events stream holding the next
 //! scripted step (tool calls or a final text) of the conversation the request belongs to.
-//! Requests are logged so tests can read the tool results the client sent back.
+//! Requests are logged so tests can read the tool results the client sent back. To see what the
+//! client sends, set `MODEL_SERVER_DEBUG=1` (request lines on stderr) or `MODEL_SERVER_DUMP=<dir>`
+//! (every request body as `<dir>/NNN.json`).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -128,6 +130,11 @@ fn serve(stream: TcpStream, script: &Script, log: &Mutex<Vec<Value>>) {
         {
             let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
             log.lock().unwrap().push(request.clone());
+            if let Some(dir) = std::env::var_os("MODEL_SERVER_DUMP") {
+                let n = log.lock().unwrap().len();
+                std::fs::write(std::path::Path::new(&dir).join(format!("{n:03}.json")), body.as_slice())
+                    .unwrap();
+            }
             let turn = script(&request);
             let stream = request["stream"] == true;
             if stream { sse_response(&turn) } else { json_response(&message(&turn).to_string()) }

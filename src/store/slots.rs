@@ -1,0 +1,79 @@
+//! Leases of the plugin's worker slots: `slots/wt-worker-<k>.json` names the run and task that
+//! `wt step` handed slot k to. A lease counts only while the run's manifest agrees (the task is
+//! dispatched and holds that slot), so a lease left behind by a crash or a finished task is free
+//! again without any sweep. Slots are taken under the repository lock.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{RunManifest, StateLayout, TaskRecord, TaskState, write_atomic};
+use crate::agent::WORKER_SLOTS;
+use crate::plan::TaskId;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lease {
+    pub run_id: String,
+    pub phase: usize,
+    pub task: usize,
+}
+
+impl Lease {
+    pub fn task_id(&self) -> TaskId {
+        TaskId { phase: self.phase, task: self.task }
+    }
+}
+
+/// A slot's lease and the task record it stands for, when the lease is live.
+pub struct Holder {
+    pub lease: Lease,
+    pub task: TaskRecord,
+}
+
+fn read(layout: &StateLayout, slot: usize) -> Option<Lease> {
+    serde_json::from_slice(&std::fs::read(layout.slot_lease(slot)).ok()?).ok()
+}
+
+/// The task that holds `slot`, or None when the slot is free.
+pub fn holder(layout: &StateLayout, slot: usize) -> Option<Holder> {
+    let lease = read(layout, slot)?;
+    let manifest = RunManifest::load(&layout.manifest(&lease.run_id)).ok()?;
+    let task = manifest.task(lease.task_id())?;
+    (task.state == TaskState::Dispatched && task.slot == Some(slot))
+        .then(|| Holder { task: task.clone(), lease })
+}
+
+/// Records that `slot` is leased to `lease` (the caller checked it is free, under the repo lock).
+pub fn lease(layout: &StateLayout, slot: usize, lease: &Lease) -> std::io::Result<()> {
+    let bytes = serde_json::to_vec(lease).map_err(std::io::Error::other)?;
+    write_atomic(&layout.slot_lease(slot), &bytes)
+}
+
+/// Removes the lease of `slot` if it still names `run_id`'s task `task` (or any of the run's
+/// tasks when `task` is None).
+pub fn release(layout: &StateLayout, slot: usize, run_id: &str, task: Option<TaskId>) -> std::io::Result<()> {
+    let Some(current) = read(layout, slot) else { return Ok(()) };
+    if current.run_id != run_id || task.is_some_and(|id| id != current.task_id()) {
+        return Ok(());
+    }
+    remove(&layout.slot_lease(slot))
+}
+
+/// Removes every lease naming `run_id`; returns the lease files removed.
+pub fn release_run(layout: &StateLayout, run_id: &str) -> std::io::Result<Vec<PathBuf>> {
+    let mut removed = Vec::new();
+    for slot in 1..=WORKER_SLOTS {
+        if read(layout, slot).is_some_and(|lease| lease.run_id == run_id) {
+            remove(&layout.slot_lease(slot))?;
+            removed.push(layout.slot_lease(slot));
+        }
+    }
+    Ok(removed)
+}
+
+fn remove(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,205 @@
+//! `claude -p "/spectacular:execute <plan>" --plugin-dir <repo>` with the real client. The
+//! scripted model plays the orchestrator the slash command asks for — run `wt step --json`,
+//! dispatch exactly the listed subagents with the Agent tool, wait for them, ask again — and the
+//! workers of the `wt run` test. The run must reach done through `wt step`, with every subagent
+//! kept inside its worktree by the plugin's guard.
+
+mod common;
+#[path = "common/model_server.rs"]
+mod model_server;
+#[path = "common/scripted_worker.rs"]
+mod scripted_worker;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use common::TestRepo;
+use model_server::{ModelServer, Turn};
+use scripted_worker::{ESCAPES, HONEST, client_env, worker_turn};
+use serde_json::{Value, json};
+
+/// One piece of a conversation, in order.
+enum Piece {
+    Call { id: String, name: String, input: Value },
+    Result { id: String, text: String },
+    Text(String),
+}
+
+fn pieces(request: &Value) -> Vec<Piece> {
+    let mut pieces = Vec::new();
+    for message in request["messages"].as_array().into_iter().flatten() {
+        let blocks = match &message["content"] {
+            Value::String(text) => vec![json!({"type": "text", "text": text})],
+            Value::Array(blocks) => blocks.clone(),
+            _ => Vec::new(),
+        };
+        for block in blocks {
+            let text_of = |v: &Value| match v {
+                Value::String(s) => s.clone(),
+                Value::Array(parts) => {
+                    parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("")
+                }
+                other => other.to_string(),
+            };
+            match block["type"].as_str() {
+                Some("tool_use") => pieces.push(Piece::Call {
+                    id: block["id"].as_str().unwrap_or("").to_owned(),
+                    name: block["name"].as_str().unwrap_or("").to_owned(),
+                    input: block["input"].clone(),
+                }),
+                Some("tool_result") => pieces.push(Piece::Result {
+                    id: block["tool_use_id"].as_str().unwrap_or("").to_owned(),
+                    text: text_of(&block["content"]),
+                }),
+                Some("text") if message["role"] == "user" => {
+                    pieces.push(Piece::Text(text_of(&block["text"])))
+                }
+                _ => {}
+            }
+        }
+    }
+    pieces
+}
+
+fn result_of<'a>(pieces: &'a [Piece], call: &str) -> Option<&'a str> {
+    pieces.iter().find_map(|p| match p {
+        Piece::Result { id, text } if id == call => Some(text.as_str()),
+        _ => None,
+    })
+}
+
+/// The orchestrator `commands/execute.md` describes, played to the letter.
+fn orchestrator_turn(request: &Value, plan: &Path) -> Turn {
+    let pieces = pieces(request);
+    let bash = |command: String| Turn::Tools(vec![("Bash".into(), json!({"command": command}))]);
+    let last_step = pieces.iter().rposition(|p| {
+        matches!(p, Piece::Call { name, input, .. } if name == "Bash"
+            && input["command"].as_str().is_some_and(|c| c.starts_with("wt step")))
+    });
+    let Some(at) = last_step else { return bash(format!("wt step {} --json", plan.display())) };
+    let Piece::Call { id, .. } = &pieces[at] else { unreachable!() };
+    let Some(output) = result_of(&pieces, id) else { return Turn::Text("waiting for wt step".into()) };
+    let Ok(step) = serde_json::from_str::<Value>(output.trim()) else {
+        return Turn::Text(format!("wt step did not print JSON: {output}"));
+    };
+    if step["status"] != "dispatch" {
+        return Turn::Text(format!("run {}: {}", step["status"], step["message"]));
+    }
+    let agents: Vec<&str> = pieces[at..]
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Call { id, name, .. } if name == "Agent" => Some(id.as_str()),
+            _ => None,
+        })
+        .collect();
+    if agents.is_empty() {
+        let calls = step["dispatch"].as_array().unwrap().iter().map(|d| {
+            let input = json!({"description": d["description"], "prompt": d["prompt"], "subagent_type": d["subagent_type"]});
+            ("Agent".to_owned(), input)
+        });
+        return Turn::Tools(calls.collect());
+    }
+    // A background agent's result holds its id; it has returned once a later user message
+    // (the completion notification) names that id.
+    let returned = agents.iter().all(|call| {
+        let Some(result) = result_of(&pieces, call) else { return false };
+        let Some(agent_id) = result.split("agentId: ").nth(1).and_then(|r| r.split_whitespace().next())
+        else {
+            return true;
+        };
+        pieces[at..]
+            .iter()
+            .any(|p| matches!(p, Piece::Text(text) if text.contains(agent_id) && text.contains("completed")))
+    });
+    if returned {
+        bash(format!("wt step {} --json", step["run_id"].as_str().unwrap()))
+    } else {
+        Turn::Text("Waiting for the workers.".into())
+    }
+}
+
+const PLAN: &str = r#"
+[run]
+id = "c0e0e0"
+[[phase]]
+strategy = "sequential"
+[[phase.task]]
+name = "base"
+prompt = "Add the base."
+[[phase]]
+strategy = "parallel"
+[[phase.task]]
+name = "left"
+prompt = "Add the left side."
+[[phase.task]]
+name = "right"
+prompt = "Add the right side."
+"#;
+
+#[test]
+fn the_slash_command_reaches_done_through_wt_step_with_every_subagent_contained() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", PLAN);
+    let scratch = repo.scratch.clone();
+    let orchestrated = plan.clone();
+    let server = ModelServer::start(Arc::new(move |request| {
+        worker_turn(request, &scratch).unwrap_or_else(|| orchestrator_turn(request, &orchestrated))
+    }));
+    let wt_dir = Path::new(env!("CARGO_BIN_EXE_wt")).parent().unwrap().to_owned();
+    let path = std::env::join_paths(
+        [wt_dir].into_iter().chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let plugin = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let before = repo.checkout_snapshot();
+
+    let prompt = format!("/spectacular:execute {}", plan.display());
+    let out = repo
+        .command(common::claude_client().to_str().unwrap(), &repo.root)
+        .args([
+            "-p",
+            &prompt,
+            "--plugin-dir",
+            plugin.to_str().unwrap(),
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ])
+        .envs(client_env(&server))
+        .env("PATH", path)
+        .output()
+        .unwrap();
+
+    let results = server.tool_results();
+    let context = format!("stderr: {}\nresults: {results:#?}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{context}");
+    let status: Value = serde_json::from_str(&repo.wt(&["status", "c0e0e0", "--json"]).ok()).unwrap();
+    assert_eq!(status[0]["status"], "done", "{context}");
+    let branches = ["c0e0e0-task-1-1-base", "c0e0e0-task-2-1-left", "c0e0e0-task-2-2-right"];
+    repo.assert_linear_stack("main", &branches);
+    for (branch, task) in branches.iter().zip(["1-1", "2-1", "2-2"]) {
+        let files = repo.git(&["show", "--name-only", "--format=", branch]);
+        assert!(
+            files.contains(&format!("honest-{task}.txt")) && files.contains(&format!("bash-{task}.txt")),
+            "{branch}: {files}\n{context}"
+        );
+        for escape in [format!("escape-{task}.txt"), format!("cd-{task}.txt")] {
+            assert!(!repo.scratch.join(&escape).exists(), "task {task} wrote {escape}\n{context}");
+        }
+        assert!(
+            !repo.root.join(format!("escape-dotdot-{task}.txt")).exists(),
+            "task {task} escaped through .."
+        );
+    }
+    assert_eq!(repo.checkout_snapshot(), before, "the main checkout was touched");
+    let denied: Vec<&String> = results.iter().filter(|r| r.1).map(|r| &r.2).collect();
+    assert_eq!(denied.len(), 3 * ESCAPES, "every escape of each subagent is denied: {context}");
+    assert!(denied.iter().all(|reason| reason.contains(".worktrees/c0e0e0-")), "{denied:#?}");
+    assert!(denied.iter().any(|reason| reason.contains("git push is not allowed")), "{denied:#?}");
+    let ran = |text: &str| results.iter().filter(|r| !r.1 && r.2.contains(text)).count();
+    assert_eq!(
+        ran("File created successfully at") + ran("(Bash completed with no output)"),
+        3 * HONEST,
+        "the honest Write and Bash of each subagent ran: {context}"
+    );
+}
