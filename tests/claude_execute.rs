@@ -136,37 +136,22 @@ name = "right"
 prompt = "Add the right side."
 "#;
 
-#[test]
-fn the_slash_command_reaches_done_through_wt_step_with_every_subagent_contained() {
-    let repo = TestRepo::new();
+/// Runs `claude -p "/spectacular:execute <plan>"` in the repository with the scripted model and
+/// `wt` on PATH, and checks the run reached done with every subagent contained.
+fn execute_and_check(repo: &TestRepo, plugin_args: &[&str]) {
     let plan = repo.plan("plan.toml", PLAN);
     let scratch = repo.scratch.clone();
     let orchestrated = plan.clone();
     let server = ModelServer::start(Arc::new(move |request| {
         worker_turn(request, &scratch).unwrap_or_else(|| orchestrator_turn(request, &orchestrated))
     }));
-    let wt_dir = Path::new(env!("CARGO_BIN_EXE_wt")).parent().unwrap().to_owned();
-    let path = std::env::join_paths(
-        [wt_dir].into_iter().chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
-    )
-    .unwrap();
-    let plugin = Path::new(env!("CARGO_MANIFEST_DIR"));
     let before = repo.checkout_snapshot();
 
     let prompt = format!("/spectacular:execute {}", plan.display());
-    let out = repo
-        .command(common::claude_client().to_str().unwrap(), &repo.root)
-        .args([
-            "-p",
-            &prompt,
-            "--plugin-dir",
-            plugin.to_str().unwrap(),
-            "--output-format",
-            "stream-json",
-            "--verbose",
-        ])
+    let out = claude(repo)
+        .args(["-p", &prompt, "--output-format", "stream-json", "--verbose"])
+        .args(plugin_args)
         .envs(client_env(&server))
-        .env("PATH", path)
         .output()
         .unwrap();
 
@@ -202,4 +187,52 @@ fn the_slash_command_reaches_done_through_wt_step_with_every_subagent_contained(
         3 * HONEST,
         "the honest Write and Bash of each subagent ran: {context}"
     );
+}
+
+/// The real client, in the repository, with the built `wt` first on PATH.
+fn claude(repo: &TestRepo) -> std::process::Command {
+    let wt_dir = Path::new(env!("CARGO_BIN_EXE_wt")).parent().unwrap().to_owned();
+    let path = std::env::join_paths(
+        [wt_dir].into_iter().chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let mut cmd = repo.command(common::claude_client().to_str().unwrap(), &repo.root);
+    cmd.env("PATH", path);
+    cmd
+}
+
+#[test]
+fn the_slash_command_reaches_done_through_wt_step_with_every_subagent_contained() {
+    let repo = TestRepo::new();
+    execute_and_check(&repo, &["--plugin-dir", env!("CARGO_MANIFEST_DIR")]);
+}
+
+/// The plugin's parts, as a clone of the repository holds them (without build output).
+const PLUGIN_PARTS: &[&str] = &[".claude-plugin", "agents", "commands", "skills", "plugin"];
+
+#[test]
+fn the_plugin_installed_from_its_marketplace_runs_the_slash_command() {
+    let repo = TestRepo::new();
+    let source = repo.scratch.join("spectacular");
+    std::fs::create_dir_all(&source).unwrap();
+    for part in PLUGIN_PARTS {
+        let copied = repo
+            .command("cp", &repo.scratch)
+            .args(["-R", &format!("{}/{part}", env!("CARGO_MANIFEST_DIR")), source.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(copied.status.success(), "{}", String::from_utf8_lossy(&copied.stderr));
+    }
+    for args in [
+        vec!["plugin", "marketplace", "add", source.to_str().unwrap()],
+        vec!["plugin", "install", "spectacular@spectacular"],
+    ] {
+        let out = claude(&repo).args(&args).output().unwrap();
+        assert!(out.status.success(), "claude {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let listed = claude(&repo).args(["plugin", "list", "--json"]).output().unwrap();
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(listed[0]["id"], "spectacular@spectacular", "{listed}");
+    assert_eq!(listed[0]["enabled"], true, "{listed}");
+    execute_and_check(&repo, &[]);
 }

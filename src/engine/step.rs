@@ -148,20 +148,20 @@ fn parallel(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<Option<Ste
         return Ok(Some(failed(run, phase)));
     }
     let mut out: Vec<(&Task, usize)> = Vec::new();
-    let mut waiting = false;
+    // A task that is due but found every worker slot out: the phase cannot end yet.
+    let mut no_worker = false;
     for task in again {
         match hand_out(run, task)? {
             Some(slot) => out.push((task, slot)),
-            None => waiting = true,
+            None => no_worker = true,
         }
     }
     for task in &phase.tasks {
         let state = run.manifest.task(task.id).map(|r| r.state).unwrap_or(TaskState::Pending);
-        if waiting
+        if no_worker
             || out.len() >= run.max_parallel
             || matches!(state, TaskState::Verified | TaskState::Dispatched)
         {
-            waiting |= !matches!(state, TaskState::Verified | TaskState::Dispatched);
             continue;
         }
         let fresh = state == TaskState::Pending;
@@ -169,13 +169,13 @@ fn parallel(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<Option<Ste
         place_in_own_worktree(&run.ws, task, phase_base, !fresh)?;
         match hand_out(run, task)? {
             Some(slot) => out.push((task, slot)),
-            None => waiting = true,
+            None => no_worker = true,
         }
     }
     if !out.is_empty() {
         return Ok(Some(dispatch(run, phase, &out)));
     }
-    if waiting {
+    if no_worker {
         return Err(no_slot(run));
     }
     linearize::linearize_phase(run, phase, phase_base)?;
