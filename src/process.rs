@@ -249,14 +249,16 @@ impl Started {
         Ok(status)
     }
 
-    /// Waits, calling `tick` about ten times a second (to follow the child's output); kills the
-    /// child after `timeout` and returns None.
+    /// Waits, calling `tick` at least ten times a second (to follow the child's output); kills
+    /// the child after `timeout` and returns None. Polls often at first and less as the child
+    /// runs on, so a short agent's end is seen within milliseconds.
     pub fn wait_watching(
         self,
         timeout: Option<std::time::Duration>,
         tick: &mut dyn FnMut(),
     ) -> Result<Option<ExitDescription>, ProcessError> {
         let error = |source| ProcessError::Spawn { command: self.cmd.display(), source };
+        let mut pause = std::time::Duration::from_millis(2);
         loop {
             if let Some(output) = self.handle.try_wait().map_err(error)? {
                 tick();
@@ -270,7 +272,8 @@ impl Started {
                 return Ok(None);
             }
             tick();
-            std::thread::sleep(std::time::Duration::from_millis(100));
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(std::time::Duration::from_millis(100));
         }
     }
 }

@@ -48,7 +48,10 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<(Run<
             None => resolve_base(&repo, &plan, base)?,
         },
     };
-    let spice = Spice::discover()?;
+    let spice = match crate::store::user_cache_file("git-spice.accepted") {
+        Some(accepted) => Spice::discover_remembered(&accepted)?,
+        None => Spice::discover()?,
+    };
     // A resumed run may first have to mend what its killed predecessor left half written; the
     // lock is taken first so that predecessor is known to be gone.
     let early_lock = match &existing {
@@ -339,8 +342,7 @@ pub fn ensure_worktree(
     }
     // Registered, or left half made by a `git worktree add` this run's journal shows was cut
     // short (check_worktree_paths refused any other folder in a run's place).
-    if path.exists() || git::list_worktrees(ws.repo.root())?.iter().any(|entry| same_path(&entry.path, path))
-    {
+    if path.exists() || ws.repo.worktree_paths()?.iter().any(|registered| same_path(registered, path)) {
         ws.journal.step("worktree-repair", target, || repair_worktree(ws, path, may_hold_work))?;
     }
     std::fs::create_dir_all(ws.repo.root().join(WORKTREES_DIR))

@@ -1,22 +1,68 @@
-//! The stack as git-spice sees it: checked after every phase, reported at the end.
+//! The stack as git-spice records it: checked after every parallel phase and at the end,
+//! reported when the run finishes.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use super::EngineError;
 use super::event::StackEntry;
 use super::workspace::Workspace;
+use crate::git::Repo;
 use crate::plan::Plan;
+use crate::spice::Spice;
+use crate::spice::state::{self, Recorded};
 
-/// Checks, with `git-spice log short --all --json`, that each branch after the first sits
-/// directly on the one before it and needs no restack.
+/// Checks that each branch after the first sits directly on the one before it and needs no
+/// restack: from git-spice's state ref and the commits when its layout is known (no process),
+/// else with `git-spice log short --all --json`.
 pub fn check_linear<'a>(
     ws: &Workspace,
     phase: usize,
     chain: impl IntoIterator<Item = &'a str>,
 ) -> Result<(), EngineError> {
-    let logged = ws.spice.log_all(&ws.main_worktree())?;
-    let by_name: HashMap<&str, _> = logged.iter().map(|branch| (branch.name.as_str(), branch)).collect();
     let chain: Vec<&str> = chain.into_iter().collect();
+    let problem = match problem_in_state(&ws.repo, &chain)? {
+        Verdict::Known(problem) => problem,
+        Verdict::AskGitSpice => problem_in_log(&ws.spice, &ws.main_worktree(), &chain)?,
+    };
+    match problem {
+        Some(detail) => Err(EngineError::NotLinear { phase, detail }),
+        None => Ok(()),
+    }
+}
+
+enum Verdict {
+    /// The first break in the chain, or None when it is linear.
+    Known(Option<String>),
+    AskGitSpice,
+}
+
+fn problem_in_state(repo: &Repo, chain: &[&str]) -> Result<Verdict, EngineError> {
+    for pair in chain.windows(2) {
+        let (below, branch) = (pair[0], pair[1]);
+        let recorded = match state::recorded_base(repo, branch)? {
+            Recorded::Unknown => return Ok(Verdict::AskGitSpice),
+            Recorded::Base(None) => {
+                return Ok(Verdict::Known(Some(format!("git-spice does not track {branch} on {below}"))));
+            }
+            Recorded::Base(Some(recorded)) => recorded,
+        };
+        if recorded.name != below {
+            return Ok(Verdict::Known(Some(format!("{branch} sits on {}, not on {below}", recorded.name))));
+        }
+        let (Some(below_tip), Some(tip)) = (repo.branch_commit(below)?, repo.branch_commit(branch)?) else {
+            return Ok(Verdict::AskGitSpice);
+        };
+        if recorded.hash != below_tip || !repo.is_ancestor(&below_tip, &tip)? {
+            return Ok(Verdict::Known(Some(format!("{branch} needs a restack onto {below}"))));
+        }
+    }
+    Ok(Verdict::Known(None))
+}
+
+fn problem_in_log(spice: &Spice, dir: &Path, chain: &[&str]) -> Result<Option<String>, EngineError> {
+    let logged = spice.log_all(dir)?;
+    let by_name: HashMap<&str, _> = logged.iter().map(|branch| (branch.name.as_str(), branch)).collect();
     for pair in chain.windows(2) {
         let (below, branch) = (pair[0], pair[1]);
         let problem = match by_name.get(branch).and_then(|b| b.down.as_ref()) {
@@ -27,11 +73,11 @@ pub fn check_linear<'a>(
             Some(down) if down.needs_restack => Some(format!("{branch} needs a restack onto {below}")),
             Some(_) => None,
         };
-        if let Some(detail) = problem {
-            return Err(EngineError::NotLinear { phase, detail });
+        if problem.is_some() {
+            return Ok(problem);
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// The run's branches bottom first, with their tip and number of own commits.
@@ -51,4 +97,58 @@ pub fn stack_entries(ws: &Workspace, plan: &Plan, base: &str) -> Result<Vec<Stac
         below = commit;
     }
     Ok(entries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::process::Cmd;
+
+    /// A repository with git-spice's stack main ← b1 ← b2, one commit each.
+    fn stack() -> (tempfile::TempDir, Repo, Spice) {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().canonicalize().unwrap();
+        let git = |args: &[&str]| Cmd::new("git").args(args).dir(&dir).read().unwrap();
+        git(&["init", "--quiet", "--initial-branch=main"]);
+        git(&["config", "user.name", "t"]);
+        git(&["config", "user.email", "t@example.com"]);
+        git(&["commit", "--quiet", "--allow-empty", "-m", "init"]);
+        let spice = Spice::discover().unwrap();
+        spice.repo_init(&dir, "main").unwrap();
+        for (branch, below) in [("b1", "main"), ("b2", "b1")] {
+            spice.branch_create(&dir, branch, below).unwrap();
+            git(&["commit", "--quiet", "--allow-empty", "-m", branch]);
+        }
+        let repo = Repo::discover(&dir).unwrap();
+        (temp, repo, spice)
+    }
+
+    /// The verdicts of the state ref and of `git-spice log`, which must agree.
+    fn verdicts(repo: &Repo, spice: &Spice, chain: &[&str]) -> (Option<String>, Option<String>) {
+        let Verdict::Known(fast) = problem_in_state(repo, chain).unwrap() else {
+            panic!("git-spice's state layout is not the one this driver reads")
+        };
+        (fast, problem_in_log(spice, repo.root(), chain).unwrap())
+    }
+
+    #[test]
+    fn the_state_ref_and_git_spice_log_agree_on_every_kind_of_break() {
+        let (_temp, repo, spice) = stack();
+        let dir = repo.root().to_owned();
+        let git = |args: &[&str]| Cmd::new("git").args(args).dir(&dir).read().unwrap();
+        assert_eq!(verdicts(&repo, &spice, &["main", "b1", "b2"]), (None, None));
+
+        git(&["checkout", "--quiet", "b1"]);
+        git(&["commit", "--quiet", "--allow-empty", "-m", "b1 moves on"]);
+        let restack = Some("b2 needs a restack onto b1".to_owned());
+        assert_eq!(verdicts(&repo, &spice, &["main", "b1", "b2"]), (restack.clone(), restack));
+
+        spice.upstack_onto(&dir, "b2", "main").unwrap();
+        let moved = Some("b2 sits on main, not on b1".to_owned());
+        assert_eq!(verdicts(&repo, &spice, &["main", "b1", "b2"]), (moved.clone(), moved));
+
+        git(&["branch", "b3", "b1"]);
+        let untracked = Some("git-spice does not track b3 on b1".to_owned());
+        assert_eq!(verdicts(&repo, &spice, &["main", "b1", "b3"]), (untracked.clone(), untracked));
+    }
 }

@@ -99,6 +99,35 @@ impl Repo {
         walk.hide(git2::Oid::from_str(from)?)?;
         Ok(walk.count())
     }
+
+    /// The folders of the repository's linked worktrees, as git records them (in-process; no
+    /// `git worktree list`).
+    pub fn worktree_paths(&self) -> Result<Vec<PathBuf>, GitError> {
+        let repo = self.open()?;
+        let names = repo.worktrees()?;
+        let mut paths = Vec::new();
+        for name in names.iter().filter_map(|name| name.ok().flatten()) {
+            paths.push(repo.find_worktree(name)?.path().to_owned());
+        }
+        Ok(paths)
+    }
+
+    /// The content of the file at `path` in the tree of the commit `reference` points at; None
+    /// when the reference or the file does not exist.
+    pub fn read_file_at(&self, reference: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
+        let repo = self.open()?;
+        let commit = match repo.find_reference(reference) {
+            Ok(found) => found.peel_to_commit()?,
+            Err(err) if err.code() == git2::ErrorCode::NotFound => return Ok(None),
+            Err(err) => return Err(err.into()),
+        };
+        let entry = match commit.tree()?.get_path(Path::new(path)) {
+            Ok(entry) => entry,
+            Err(err) if err.code() == git2::ErrorCode::NotFound => return Ok(None),
+            Err(err) => return Err(err.into()),
+        };
+        Ok(entry.to_object(&repo)?.as_blob().map(|blob| blob.content().to_vec()))
+    }
 }
 
 fn canonical(path: &Path) -> PathBuf {

@@ -67,7 +67,8 @@ pub fn remove_worktree(root: &Path, path: &Path, force: bool) -> Result<(), GitE
 }
 
 /// Removes the records (`<common>/worktrees/<name>/`) whose name starts with `prefix` and that
-/// lack a file every complete record has: what a `git worktree add` killed while writing leaves.
+/// lack a file every complete record has, or hold it empty: what a `git worktree add` killed
+/// while writing leaves (it creates a file before it writes it).
 /// Such a record holds no work (that lives in the folder and the branch) but makes every
 /// `git worktree` command of the repository fail. Returns what was removed.
 pub fn remove_incomplete_worktree_records(common_dir: &Path, prefix: &str) -> Result<Vec<PathBuf>, GitError> {
@@ -77,7 +78,9 @@ pub fn remove_incomplete_worktree_records(common_dir: &Path, prefix: &str) -> Re
     for entry in entries.flatten() {
         let path = entry.path();
         let ours = entry.file_name().to_string_lossy().starts_with(prefix);
-        let complete = ["gitdir", "commondir", "HEAD"].iter().all(|file| path.join(file).is_file());
+        let complete = ["gitdir", "commondir", "HEAD"].iter().all(|file| {
+            std::fs::metadata(path.join(file)).is_ok_and(|meta| meta.is_file() && meta.len() > 0)
+        });
         if ours && !complete {
             std::fs::remove_dir_all(&path).map_err(|source| GitError::Io { path: path.clone(), source })?;
             removed.push(path);
@@ -89,6 +92,30 @@ pub fn remove_incomplete_worktree_records(common_dir: &Path, prefix: &str) -> Re
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn records_missing_a_file_or_holding_it_empty_are_removed_and_only_ours() {
+        let temp = tempfile::tempdir().unwrap();
+        let record = |name: &str, files: &[(&str, &str)]| {
+            let dir = temp.path().join("worktrees").join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            for (file, text) in files {
+                std::fs::write(dir.join(file), text).unwrap();
+            }
+        };
+        let full = [("gitdir", "/r/.worktrees/x/.git\n"), ("commondir", "../..\n"), ("HEAD", "abc\n")];
+        record("run1-complete", &full);
+        record("run1-no-head", &full[..2]);
+        record("run1-empty-commondir", &[full[0], ("commondir", ""), full[2]]);
+        record("other-no-head", &full[..2]);
+        let mut removed = remove_incomplete_worktree_records(temp.path(), "run1-").unwrap();
+        removed.sort();
+        let names: Vec<String> =
+            removed.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["run1-empty-commondir", "run1-no-head"]);
+        assert!(temp.path().join("worktrees/run1-complete").exists());
+        assert!(temp.path().join("worktrees/other-no-head").exists(), "another run's record is not ours");
+    }
 
     #[test]
     fn porcelain_entries_are_parsed() {

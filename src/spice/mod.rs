@@ -4,6 +4,7 @@
 //! stdin from `process`. Callers serialize calls under the repo lock: git-spice has none.
 
 mod log;
+pub mod state;
 
 use std::path::{Path, PathBuf};
 
@@ -51,14 +52,39 @@ impl Spice {
     /// `WT_GIT_SPICE` if set, else `git-spice`, else `gs` on PATH, accepted only if `--version`
     /// says it is git-spice.
     pub fn discover() -> Result<Spice, SpiceError> {
+        Self::discover_with(None)
+    }
+
+    /// `discover`, remembering in the file `accepted` which binary passed (by path, size and
+    /// modification time), so that later runs skip the `--version` process while it is unchanged.
+    pub fn discover_remembered(accepted: &Path) -> Result<Spice, SpiceError> {
+        Self::discover_with(Some(accepted))
+    }
+
+    fn discover_with(accepted: Option<&Path>) -> Result<Spice, SpiceError> {
         let candidates: Vec<PathBuf> = match std::env::var_os("WT_GIT_SPICE") {
             Some(path) => vec![PathBuf::from(path)],
             None => ["git-spice", "gs"].iter().filter_map(|name| which::which(name).ok()).collect(),
         };
+        Self::first_accepted(candidates, accepted)
+    }
+
+    fn first_accepted(candidates: Vec<PathBuf>, accepted: Option<&Path>) -> Result<Spice, SpiceError> {
+        let remembered = accepted.and_then(|file| std::fs::read_to_string(file).ok());
         let mut rejected = None;
         for bin in candidates {
+            let stamp = stamp(&bin);
+            if stamp.is_some() && remembered.as_deref() == stamp.as_deref() {
+                return Ok(Spice { bin });
+            }
             match Self::check(&bin) {
-                Ok(spice) => return Ok(spice),
+                Ok(spice) => {
+                    if let (Some(file), Some(stamp)) = (accepted, stamp) {
+                        // Only a shortcut: a run that cannot write it checks again next time.
+                        let _ = crate::store::write_atomic(file, stamp.as_bytes());
+                    }
+                    return Ok(spice);
+                }
                 Err(err) => rejected = Some(err),
             }
         }
@@ -153,6 +179,14 @@ impl Spice {
 }
 
 /// `0.31.2`, `v0.31.2`; None for builds without a release version (`dev`).
+/// What identifies a binary's build: its resolved path, size and modification time.
+fn stamp(bin: &Path) -> Option<String> {
+    let path = std::fs::canonicalize(bin).ok()?;
+    let meta = std::fs::metadata(&path).ok()?;
+    let modified = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
+    Some(format!("{}\n{}\n{}\n", path.display(), meta.len(), modified.as_nanos()))
+}
+
 fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
     let mut parts = text.trim().trim_start_matches('v').split(['.', '-', '+']);
     let mut next = || parts.next()?.parse::<u32>().ok();
@@ -162,6 +196,28 @@ fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_accepted_binary_is_not_asked_again_until_it_changes() {
+        use std::os::unix::fs::PermissionsExt;
+        let temp = tempfile::tempdir().unwrap();
+        let (bin, calls, accepted) =
+            (temp.path().join("gs"), temp.path().join("calls"), temp.path().join("accepted"));
+        let write = |version: &str| {
+            let script = format!("#!/bin/sh\necho x >> {}\necho 'git-spice {version}'\n", calls.display());
+            std::fs::write(&bin, script).unwrap();
+            std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+        };
+        let asked = || std::fs::read_to_string(&calls).unwrap_or_default().lines().count();
+        write("0.31.2");
+        for _ in 0..3 {
+            Spice::first_accepted(vec![bin.clone()], Some(&accepted)).unwrap();
+        }
+        assert_eq!(asked(), 1, "asked once, then remembered");
+        write("0.30.0\n# an older build");
+        let err = Spice::first_accepted(vec![bin.clone()], Some(&accepted)).unwrap_err();
+        assert!(matches!(err, SpiceError::TooOld { .. }), "a changed binary is checked again: {err}");
+    }
 
     #[test]
     fn versions() {

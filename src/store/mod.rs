@@ -19,6 +19,20 @@ pub use manifest::{
 };
 pub use status::LiveState;
 
+/// A file in this user's cache folder (`$XDG_CACHE_HOME/spectacular`, else
+/// `~/.cache/spectacular`): things worth remembering across repositories, safe to lose.
+pub fn user_cache_file(name: &str) -> Option<std::path::PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(|h| std::path::Path::new(&h).join(".cache"))
+        })?;
+    Some(base.join("spectacular").join(name))
+}
+
 /// Seconds since the Unix epoch, for records.
 pub fn now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
