@@ -150,5 +150,10 @@ mod tests {
         git(&["branch", "b3", "b1"]);
         let untracked = Some("git-spice does not track b3 on b1".to_owned());
         assert_eq!(verdicts(&repo, &spice, &["main", "b1", "b3"]), (untracked.clone(), untracked));
+
+        git(&["checkout", "--quiet", "main"]);
+        git(&["commit", "--quiet", "--allow-empty", "-m", "the trunk moves on"]);
+        let trunk = Some("b1 needs a restack onto main".to_owned());
+        assert_eq!(verdicts(&repo, &spice, &["main", "b1"]), (trunk.clone(), trunk));
     }
 }
