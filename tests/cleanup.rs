@@ -160,3 +160,32 @@ fn a_cleanup_killed_midway_finishes_when_run_again() {
     assert!(!repo.root.join(".git/spectacular/runs/abcabc").exists());
     assert!(repo.branch_exists("abcabc-task-2-2-three"));
 }
+
+#[test]
+fn a_damaged_manifest_hides_no_other_run_and_cleanup_still_removes_its_run() {
+    let repo = TestRepo::new();
+    run_plan(&repo, "aaaa01");
+    run_plan(&repo, "bbbb02");
+    std::fs::write(repo.root.join(".git/spectacular/runs/aaaa01/manifest.json"), "{ torn").unwrap();
+
+    let out = repo.wt(&["status"]);
+    assert_eq!(out.code(), 5, "damaged state is reported: {}", out.stderr());
+    assert!(out.stdout().contains("bbbb02"), "the other run is still listed: {}", out.stdout());
+    assert!(
+        out.stderr().contains("run aaaa01") && out.stderr().contains("wt cleanup aaaa01"),
+        "{}",
+        out.stderr()
+    );
+    let json: serde_json::Value = serde_json::from_str(&repo.wt(&["status", "--json"]).stdout()).unwrap();
+    let statuses: Vec<(&str, &str)> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["run_id"].as_str().unwrap(), r["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(statuses, [("bbbb02", "done"), ("aaaa01", "unreadable")]);
+
+    repo.wt(&["cleanup", "aaaa01"]).ok();
+    assert_eq!(worktree_names(&repo), ["bbbb02-main"]);
+    assert_eq!(repo.wt(&["status"]).code(), 0);
+}

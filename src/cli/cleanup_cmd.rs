@@ -57,7 +57,8 @@ pub fn run(args: CleanupArgs, cwd: &Path) -> Result<u8, CliError> {
 fn finished_runs(repo: &Repo) -> Result<Vec<String>, CliError> {
     let layout = StateLayout::new(repo.common_dir());
     let mut ids: Vec<String> = layout
-        .runs()?
+        .runs()
+        .readable
         .iter()
         .filter(|m| LiveState::of(&layout, m) == LiveState::Done)
         .map(|m| m.run_id.clone())

@@ -62,7 +62,7 @@ fn session_start(dir: &Path) -> String {
     }
     let Ok(repo) = crate::git::Repo::discover(dir) else { return lines.join("\n") };
     let layout = StateLayout::new(repo.common_dir());
-    for manifest in layout.runs().unwrap_or_default() {
+    for manifest in layout.runs().readable {
         let state = LiveState::of(&layout, &manifest);
         if matches!(state, LiveState::Dispatched | LiveState::Interrupted | LiveState::Failed) {
             lines.push(format!(

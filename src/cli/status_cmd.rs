@@ -25,35 +25,65 @@ struct RunStatus {
     manifest: RunManifest,
 }
 
+/// A run whose manifest cannot be read: listed with the reason, never hiding the others.
+#[derive(Serialize)]
+struct Unreadable {
+    run_id: String,
+    status: &'static str,
+    error: String,
+    fix: String,
+}
+
 pub fn run(args: StatusArgs, cwd: &Path) -> Result<u8, CliError> {
     let repo = Repo::discover(cwd)?;
     let layout = StateLayout::new(repo.common_dir());
+    let wanted = |id: &str| args.run_id.as_ref().is_none_or(|wanted| wanted == id);
+    let all = layout.runs();
     let mut runs = Vec::new();
-    for manifest in layout.runs()? {
-        if args.run_id.as_ref().is_some_and(|id| *id != manifest.run_id) {
-            continue;
-        }
+    for manifest in all.readable.into_iter().filter(|m| wanted(&m.run_id)) {
         let status = LiveState::of(&layout, &manifest);
         let resume = matches!(status, LiveState::Interrupted | LiveState::Failed)
             .then(|| format!("wt resume {}", manifest.run_id));
         runs.push(RunStatus { status, resume, manifest });
     }
+    let unreadable: Vec<Unreadable> = all
+        .unreadable
+        .into_iter()
+        .filter(|(id, _)| wanted(id))
+        .map(|(run_id, err)| Unreadable {
+            fix: format!("move the state aside or remove the run with `wt cleanup {run_id}`"),
+            run_id,
+            status: "unreadable",
+            error: err.to_string(),
+        })
+        .collect();
+    for run in &unreadable {
+        eprintln!("wt status: run {}: {}; {}", run.run_id, run.error, run.fix);
+    }
     if let Some(id) = &args.run_id
         && runs.is_empty()
+        && unreadable.is_empty()
     {
         return Err(CliError::new(exit::BAD_INPUT, format!("no run {id} in {}", repo.root().display()))
             .hint("`wt status` lists the runs of this repository"));
     }
     if args.json {
-        let text = serde_json::to_string_pretty(&runs)
+        let mut entries =
+            serde_json::to_value(&runs).map_err(|err| CliError::new(exit::INTERNAL, err.to_string()))?;
+        if let (Some(list), Ok(serde_json::Value::Array(more))) =
+            (entries.as_array_mut(), serde_json::to_value(&unreadable))
+        {
+            list.extend(more);
+        }
+        let text = serde_json::to_string_pretty(&entries)
             .map_err(|err| CliError::new(exit::INTERNAL, err.to_string()))?;
         println!("{text}");
-    } else if runs.is_empty() {
+    } else if runs.is_empty() && unreadable.is_empty() {
         println!("no runs in {}", repo.root().display());
     } else {
         runs.iter().for_each(print_run);
     }
-    Ok(exit::OK)
+    Ok(if unreadable.is_empty() { exit::OK } else { exit::INTERNAL })
 }
 
 fn print_run(run: &RunStatus) {

@@ -62,8 +62,9 @@ fn size(path: &Path) -> u64 {
 /// Runs whose process died before they finished.
 pub fn interrupted_runs(repo: &Repo) -> Vec<String> {
     let layout = StateLayout::new(repo.common_dir());
-    let runs = layout.runs().unwrap_or_default();
-    let mut ids: Vec<String> = runs
+    let mut ids: Vec<String> = layout
+        .runs()
+        .readable
         .iter()
         .filter(|m| LiveState::of(&layout, m) == LiveState::Interrupted)
         .map(|m| m.run_id.clone())

@@ -49,10 +49,9 @@ pub fn cleanup(repo: &Repo, request: &CleanupRequest) -> Result<CleanupReport, E
         }
         Err(other) => return Err(other.into()),
     };
-    let manifest = match layout.manifest(run_id) {
-        path if path.exists() => Some(RunManifest::load(&path)?),
-        _ => None,
-    };
+    // A damaged manifest must not keep its run from being removed: everything below is found
+    // by name; the manifest only tells the base for the merged-branch check.
+    let manifest = RunManifest::load(&layout.manifest(run_id)).ok();
     let worktrees = run_worktrees(repo, run_id)?;
     if !request.force {
         refuse_dirty(&worktrees)?;

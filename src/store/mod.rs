@@ -17,7 +17,7 @@ pub use manifest::{
     FORMAT as MANIFEST_FORMAT, ManifestError, Overrides, PhaseRecord, PhaseState, RunManifest, RunState,
     TaskRecord, TaskState,
 };
-pub use status::LiveState;
+pub use status::{LiveState, Runs};
 
 /// A file in this user's cache folder (`$XDG_CACHE_HOME/spectacular`, else
 /// `~/.cache/spectacular`): things worth remembering across repositories, safe to lose.

@@ -45,18 +45,31 @@ impl LiveState {
     }
 }
 
+/// Every run of a repository: the manifests that could be read, oldest first, and the runs
+/// whose manifest could not be (each still named, so one damaged run hides no other).
+#[derive(Debug, Default)]
+pub struct Runs {
+    pub readable: Vec<RunManifest>,
+    pub unreadable: Vec<(String, ManifestError)>,
+}
+
 impl StateLayout {
-    /// The runs with a manifest, oldest first.
-    pub fn runs(&self) -> Result<Vec<RunManifest>, ManifestError> {
-        let Ok(entries) = std::fs::read_dir(self.runs_dir()) else { return Ok(Vec::new()) };
-        let mut manifests = Vec::new();
+    pub fn runs(&self) -> Runs {
+        let mut runs = Runs::default();
+        let Ok(entries) = std::fs::read_dir(self.runs_dir()) else { return runs };
         for entry in entries.flatten() {
-            let path = self.manifest(&entry.file_name().to_string_lossy());
-            if path.exists() {
-                manifests.push(RunManifest::load(&path)?);
+            let run_id = entry.file_name().to_string_lossy().into_owned();
+            let path = self.manifest(&run_id);
+            if !path.exists() {
+                continue;
+            }
+            match RunManifest::load(&path) {
+                Ok(manifest) => runs.readable.push(manifest),
+                Err(err) => runs.unreadable.push((run_id, err)),
             }
         }
-        manifests.sort_by_key(|m| (m.started_at, m.run_id.clone()));
-        Ok(manifests)
+        runs.readable.sort_by_key(|m| (m.started_at, m.run_id.clone()));
+        runs.unreadable.sort_by(|a, b| a.0.cmp(&b.0));
+        runs
     }
 }
