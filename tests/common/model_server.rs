@@ -129,11 +129,14 @@ fn serve(stream: TcpStream, script: &Script, log: &Mutex<Vec<Value>>) {
             && !path.contains("count_tokens")
         {
             let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-            log.lock().unwrap().push(request.clone());
+            let number = {
+                let mut log = log.lock().unwrap();
+                log.push(request.clone());
+                log.len()
+            };
             if let Some(dir) = std::env::var_os("MODEL_SERVER_DUMP") {
-                let n = log.lock().unwrap().len();
-                std::fs::write(std::path::Path::new(&dir).join(format!("{n:03}.json")), body.as_slice())
-                    .unwrap();
+                let path = std::path::Path::new(&dir).join(format!("{number:03}.json"));
+                std::fs::write(path, body.as_slice()).unwrap();
             }
             let turn = script(&request);
             let stream = request["stream"] == true;
