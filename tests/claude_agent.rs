@@ -52,10 +52,7 @@ prompt = "Add the right files."
 fn wt_run_with_claude_keeps_every_worker_in_its_worktree_and_commits_its_honest_work() {
     let repo = TestRepo::new();
     let server = ModelServer::start(worker(repo.scratch.clone()));
-    let path = std::env::join_paths(
-        [claude_dir(&repo)].into_iter().chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
-    )
-    .unwrap();
+    let path = common::path_with(&claude_dir(&repo));
     let mut env = client_env(&server);
     env.push(("PATH", path.to_string_lossy().into_owned()));
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();

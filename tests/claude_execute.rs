@@ -191,13 +191,9 @@ fn execute_and_check(repo: &TestRepo, plugin_args: &[&str]) {
 
 /// The real client, in the repository, with the built `wt` first on PATH.
 fn claude(repo: &TestRepo) -> std::process::Command {
-    let wt_dir = Path::new(env!("CARGO_BIN_EXE_wt")).parent().unwrap().to_owned();
-    let path = std::env::join_paths(
-        [wt_dir].into_iter().chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
-    )
-    .unwrap();
+    let wt_dir = Path::new(env!("CARGO_BIN_EXE_wt")).parent().unwrap();
     let mut cmd = repo.command(common::claude_client().to_str().unwrap(), &repo.root);
-    cmd.env("PATH", path);
+    cmd.env("PATH", common::path_with(wt_dir));
     cmd
 }
 

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 pub use claude::{activity as claude_activity, settings as claude_settings};
 pub use prompt::render_prompt;
-pub use worker::{GUARDED_TOOLS, PLUGIN, WORKER_SLOTS, parse_worker_type, render_worker, worker_type};
+pub use worker::{GUARDED_TOOLS, WORKER_SLOTS, parse_worker_type, worker_type};
 
 use crate::plan::Task;
 use crate::process::Cmd;

@@ -4,10 +4,8 @@
 //! dispatched in the turn that needs them; the plugin's agents exist from the start. The guard
 //! finds a worker's worktree through its slot's lease (`store::slots`).
 
-use std::fmt::Write;
-
 /// The plugin's name, which namespaces its agents (`spectacular:wt-worker-1`).
-pub const PLUGIN: &str = "spectacular";
+const PLUGIN: &str = "spectacular";
 
 /// How many worker agents the plugin ships: the most tasks out at once in one repository.
 pub const WORKER_SLOTS: usize = 8;
@@ -35,21 +33,27 @@ pub fn parse_worker_type(agent_type: &str) -> Option<usize> {
     (1..=WORKER_SLOTS).contains(&slot).then_some(slot)
 }
 
-/// The file `agents/wt-worker-<slot>.md` of the plugin.
-pub fn render_worker(slot: usize) -> String {
-    let mut text = String::new();
-    let _ = writeln!(text, "---");
-    let _ = writeln!(text, "name: {}", worker_name(slot));
-    let _ = writeln!(
-        text,
-        "description: Worker slot {slot} of wt runs. Dispatch it only when `wt step` lists it, with the \
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write;
+
+    use super::*;
+
+    /// The file `agents/wt-worker-<slot>.md` of the plugin.
+    fn render_worker(slot: usize) -> String {
+        let mut text = String::new();
+        let _ = writeln!(text, "---");
+        let _ = writeln!(text, "name: {}", worker_name(slot));
+        let _ = writeln!(
+            text,
+            "description: Worker slot {slot} of wt runs. Dispatch it only when `wt step` lists it, with the \
          prompt wt wrote; it implements one task inside that task's git worktree."
-    );
-    let _ = writeln!(text, "tools: Read, Write, Edit, MultiEdit, NotebookEdit, Glob, Grep, Bash");
-    let _ = writeln!(text, "skills:\n  - worktree-worker");
-    let _ = writeln!(text, "---\n");
-    text.push_str(
-        "You implement one task of a wt run. Your prompt names the task, its worktree (an absolute \
+        );
+        let _ = writeln!(text, "tools: Read, Write, Edit, MultiEdit, NotebookEdit, Glob, Grep, Bash");
+        let _ = writeln!(text, "skills:\n  - worktree-worker");
+        let _ = writeln!(text, "---\n");
+        text.push_str(
+            "You implement one task of a wt run. Your prompt names the task, its worktree (an absolute \
          path) and its branch, which is already checked out there.\n\n\
          1. Start every Bash command with `cd <worktree> && `: your shell starts elsewhere.\n\
          2. Create and edit files only inside the worktree, with absolute paths under it.\n\
@@ -58,13 +62,9 @@ pub fn render_worker(slot: usize) -> String {
          4. Never push, pull, fetch, switch or create branches, rebase, or run git-spice: the engine\n   \
             stacks the branches and submits them. A guard refuses those calls and says why.\n\
          5. When done, report what you changed and how you checked it.\n",
-    );
-    text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
+        );
+        text
+    }
 
     #[test]
     fn worker_types_round_trip() {

@@ -25,7 +25,15 @@ struct RunStatus {
     manifest: RunManifest,
 }
 
-/// A run whose manifest cannot be read: listed with the reason, never hiding the others.
+/// One entry of the list: a run, or a run whose manifest cannot be read (listed with the
+/// reason, never hiding the others).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Entry<'a> {
+    Run(&'a RunStatus),
+    Unreadable(&'a Unreadable),
+}
+
 #[derive(Serialize)]
 struct Unreadable {
     run_id: String,
@@ -68,13 +76,8 @@ pub fn run(args: StatusArgs, cwd: &Path) -> Result<u8, CliError> {
             .hint("`wt status` lists the runs of this repository"));
     }
     if args.json {
-        let mut entries =
-            serde_json::to_value(&runs).map_err(|err| CliError::new(exit::INTERNAL, err.to_string()))?;
-        if let (Some(list), Ok(serde_json::Value::Array(more))) =
-            (entries.as_array_mut(), serde_json::to_value(&unreadable))
-        {
-            list.extend(more);
-        }
+        let entries: Vec<Entry> =
+            runs.iter().map(Entry::Run).chain(unreadable.iter().map(Entry::Unreadable)).collect();
         let text = serde_json::to_string_pretty(&entries)
             .map_err(|err| CliError::new(exit::INTERNAL, err.to_string()))?;
         println!("{text}");

@@ -48,10 +48,7 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<(Run<
             None => resolve_base(&repo, &plan, base)?,
         },
     };
-    let spice = match crate::store::user_cache_file("git-spice.accepted") {
-        Some(accepted) => Spice::discover_remembered(&accepted)?,
-        None => Spice::discover()?,
-    };
+    let spice = Spice::discover()?;
     // A resumed run may first have to mend what its killed predecessor left half written; the
     // lock is taken first so that predecessor is known to be gone.
     let early_lock = match &existing {

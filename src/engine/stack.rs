@@ -10,7 +10,7 @@ use super::workspace::Workspace;
 use crate::git::Repo;
 use crate::plan::Plan;
 use crate::spice::Spice;
-use crate::spice::state::{self, Recorded};
+use crate::spice::state;
 
 /// Checks that each branch after the first sits directly on the one before it and needs no
 /// restack: from git-spice's state ref and the commits when its layout is known (no process),
@@ -38,22 +38,21 @@ enum Verdict {
 }
 
 fn problem_in_state(repo: &Repo, chain: &[&str]) -> Result<Verdict, EngineError> {
-    for pair in chain.windows(2) {
-        let (below, branch) = (pair[0], pair[1]);
-        let recorded = match state::recorded_base(repo, branch)? {
-            Recorded::Unknown => return Ok(Verdict::AskGitSpice),
-            Recorded::Base(None) => {
-                return Ok(Verdict::Known(Some(format!("git-spice does not track {branch} on {below}"))));
-            }
-            Recorded::Base(Some(recorded)) => recorded,
+    let Some((_, branches)) = chain.split_first() else { return Ok(Verdict::Known(None)) };
+    let Some(bases) = state::recorded_bases(repo, branches)? else { return Ok(Verdict::AskGitSpice) };
+    let tips = chain.iter().map(|branch| repo.branch_commit(branch)).collect::<Result<Vec<_>, _>>()?;
+    for (i, recorded) in bases.into_iter().enumerate() {
+        let (below, branch) = (chain[i], chain[i + 1]);
+        let Some(recorded) = recorded else {
+            return Ok(Verdict::Known(Some(format!("git-spice does not track {branch} on {below}"))));
         };
         if recorded.name != below {
             return Ok(Verdict::Known(Some(format!("{branch} sits on {}, not on {below}", recorded.name))));
         }
-        let (Some(below_tip), Some(tip)) = (repo.branch_commit(below)?, repo.branch_commit(branch)?) else {
+        let (Some(below_tip), Some(tip)) = (&tips[i], &tips[i + 1]) else {
             return Ok(Verdict::AskGitSpice);
         };
-        if recorded.hash != below_tip || !repo.is_ancestor(&below_tip, &tip)? {
+        if recorded.hash != *below_tip || !repo.is_ancestor(below_tip, tip)? {
             return Ok(Verdict::Known(Some(format!("{branch} needs a restack onto {below}"))));
         }
     }

@@ -213,13 +213,12 @@ fn hand_out(run: &mut Run, task: &Task) -> Result<Option<usize>, EngineError> {
     let _repo_lock = run.ws.repo_lock()?;
     let layout = run.ws.layout.clone();
     let own = Lease { run_id: run.ws.run_id.clone(), phase: task.id.phase, task: task.id.task };
-    let held = run
-        .manifest
-        .task(task.id)
-        .and_then(|r| r.slot)
-        .filter(|&slot| slots::holder(&layout, slot).is_some_and(|holder| holder.lease == own));
-    let Some(slot) = held.or_else(|| (1..=WORKER_SLOTS).find(|&slot| slots::holder(&layout, slot).is_none()))
-    else {
+    let occupancy = slots::occupancy(&layout);
+    let held = run.manifest.task(task.id).and_then(|r| r.slot).filter(|&slot| {
+        occupancy.iter().any(|(s, holder)| *s == slot && holder.as_ref().is_some_and(|h| h.lease == own))
+    });
+    let free = || occupancy.iter().find(|(_, holder)| holder.is_none()).map(|(slot, _)| *slot);
+    let Some(slot) = held.or_else(free) else {
         return Ok(None);
     };
     slots::lease(&layout, slot, &own)
@@ -240,14 +239,15 @@ fn hand_out(run: &mut Run, task: &Task) -> Result<Option<usize>, EngineError> {
 /// Lets go of the worker slot `task` holds.
 fn release_slot(run: &mut Run, task: TaskId) -> Result<(), EngineError> {
     let Some(slot) = run.manifest.task(task).and_then(|r| r.slot) else { return Ok(()) };
-    slots::release(&run.ws.layout, slot, &run.ws.run_id, Some(task))
+    slots::release(&run.ws.layout, slot, &run.ws.run_id, task)
         .map_err(|source| EngineError::Io { context: format!("releasing worker slot {slot}"), source })?;
     run.update_task(task, |record| record.slot = None)
 }
 
 fn no_slot(run: &Run) -> EngineError {
-    let holders = (1..=WORKER_SLOTS)
-        .filter_map(|slot| slots::holder(&run.ws.layout, slot))
+    let holders = slots::occupancy(&run.ws.layout)
+        .into_iter()
+        .filter_map(|(_, holder)| holder)
         .map(|holder| format!("run {} task {}", holder.lease.run_id, holder.task.number))
         .collect();
     EngineError::NoWorkerSlot { run_id: run.ws.run_id.clone(), slots: WORKER_SLOTS, holders }

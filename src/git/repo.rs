@@ -112,21 +112,32 @@ impl Repo {
         Ok(paths)
     }
 
-    /// The content of the file at `path` in the tree of the commit `reference` points at; None
-    /// when the reference or the file does not exist.
-    pub fn read_file_at(&self, reference: &str, path: &str) -> Result<Option<Vec<u8>>, GitError> {
+    /// The contents of the files at `paths` in the tree of the commit `reference` points at
+    /// (None for a file that does not exist); None when the reference does not exist.
+    pub fn read_files_at(
+        &self,
+        reference: &str,
+        paths: &[String],
+    ) -> Result<Option<Vec<Option<Vec<u8>>>>, GitError> {
         let repo = self.open()?;
-        let commit = match repo.find_reference(reference) {
-            Ok(found) => found.peel_to_commit()?,
+        let tree = match repo.find_reference(reference) {
+            Ok(found) => found.peel_to_commit()?.tree()?,
             Err(err) if err.code() == git2::ErrorCode::NotFound => return Ok(None),
             Err(err) => return Err(err.into()),
         };
-        let entry = match commit.tree()?.get_path(Path::new(path)) {
-            Ok(entry) => entry,
-            Err(err) if err.code() == git2::ErrorCode::NotFound => return Ok(None),
-            Err(err) => return Err(err.into()),
-        };
-        Ok(entry.to_object(&repo)?.as_blob().map(|blob| blob.content().to_vec()))
+        let mut files = Vec::with_capacity(paths.len());
+        for path in paths {
+            let entry = match tree.get_path(Path::new(path)) {
+                Ok(entry) => entry,
+                Err(err) if err.code() == git2::ErrorCode::NotFound => {
+                    files.push(None);
+                    continue;
+                }
+                Err(err) => return Err(err.into()),
+            };
+            files.push(entry.to_object(&repo)?.as_blob().map(|blob| blob.content().to_vec()));
+        }
+        Ok(Some(files))
     }
 }
 

@@ -50,23 +50,15 @@ pub struct Spice {
 
 impl Spice {
     /// `WT_GIT_SPICE` if set, else `git-spice`, else `gs` on PATH, accepted only if `--version`
-    /// says it is git-spice.
+    /// says it is git-spice. Which binary passed is remembered in the user's cache (by path,
+    /// size and modification time), so later calls skip the `--version` process while it is
+    /// unchanged.
     pub fn discover() -> Result<Spice, SpiceError> {
-        Self::discover_with(None)
-    }
-
-    /// `discover`, remembering in the file `accepted` which binary passed (by path, size and
-    /// modification time), so that later runs skip the `--version` process while it is unchanged.
-    pub fn discover_remembered(accepted: &Path) -> Result<Spice, SpiceError> {
-        Self::discover_with(Some(accepted))
-    }
-
-    fn discover_with(accepted: Option<&Path>) -> Result<Spice, SpiceError> {
         let candidates: Vec<PathBuf> = match std::env::var_os("WT_GIT_SPICE") {
             Some(path) => vec![PathBuf::from(path)],
             None => ["git-spice", "gs"].iter().filter_map(|name| which::which(name).ok()).collect(),
         };
-        Self::first_accepted(candidates, accepted)
+        Self::first_accepted(candidates, crate::store::user_cache_file("git-spice.accepted").as_deref())
     }
 
     fn first_accepted(candidates: Vec<PathBuf>, accepted: Option<&Path>) -> Result<Spice, SpiceError> {
@@ -179,12 +171,13 @@ impl Spice {
 }
 
 /// `0.31.2`, `v0.31.2`; None for builds without a release version (`dev`).
-/// What identifies a binary's build: its resolved path, size and modification time.
+/// What identifies a binary's build (its resolved path, size and modification time) and the
+/// check it passed (the minimum version).
 fn stamp(bin: &Path) -> Option<String> {
     let path = std::fs::canonicalize(bin).ok()?;
     let meta = std::fs::metadata(&path).ok()?;
     let modified = meta.modified().ok()?.duration_since(std::time::UNIX_EPOCH).ok()?;
-    Some(format!("{}\n{}\n{}\n", path.display(), meta.len(), modified.as_nanos()))
+    Some(format!("{}\n{}\n{}\n{}\n", path.display(), meta.len(), modified.as_nanos(), min_version()))
 }
 
 fn parse_version(text: &str) -> Option<(u32, u32, u32)> {

@@ -23,25 +23,29 @@ struct BranchState {
     base: RecordedBase,
 }
 
-pub enum Recorded {
-    /// The state is in a layout this driver does not know (or missing): ask git-spice.
-    Unknown,
-    /// The branch's recorded base; None when git-spice does not track the branch.
-    Base(Option<RecordedBase>),
-}
-
-pub fn recorded_base(repo: &Repo, branch: &str) -> Result<Recorded, GitError> {
-    let layout = repo.read_file_at(STATE_REF, "version")?;
+/// The recorded base of each of `branches` (None for a branch git-spice does not track), read
+/// in one pass; None when the state is missing or in a layout this driver does not know (then
+/// ask git-spice).
+pub fn recorded_bases(repo: &Repo, branches: &[&str]) -> Result<Option<Vec<Option<RecordedBase>>>, GitError> {
+    let paths: Vec<String> = std::iter::once("version".to_owned())
+        .chain(branches.iter().map(|b| format!("branches/{b}")))
+        .collect();
+    let Some(files) = repo.read_files_at(STATE_REF, &paths)? else { return Ok(None) };
+    let (layout, branch_files) = files.split_first().expect("version is always asked for");
     if layout.as_deref().map(|v| String::from_utf8_lossy(v).trim().to_owned()).as_deref()
         != Some(KNOWN_LAYOUT)
     {
-        return Ok(Recorded::Unknown);
+        return Ok(None);
     }
-    let Some(bytes) = repo.read_file_at(STATE_REF, &format!("branches/{branch}"))? else {
-        return Ok(Recorded::Base(None));
-    };
-    Ok(match serde_json::from_slice::<BranchState>(&bytes) {
-        Ok(state) => Recorded::Base(Some(state.base)),
-        Err(_) => Recorded::Unknown,
-    })
+    let mut bases = Vec::with_capacity(branches.len());
+    for file in branch_files {
+        match file {
+            None => bases.push(None),
+            Some(bytes) => match serde_json::from_slice::<BranchState>(bytes) {
+                Ok(state) => bases.push(Some(state.base)),
+                Err(_) => return Ok(None),
+            },
+        }
+    }
+    Ok(Some(bases))
 }

@@ -3,6 +3,7 @@
 //! dispatched and holds that slot), so a lease left behind by a crash or a finished task is free
 //! again without any sweep. Slots are taken under the repository lock.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -38,6 +39,27 @@ fn read(layout: &StateLayout, slot: usize) -> Option<Lease> {
 pub fn holder(layout: &StateLayout, slot: usize) -> Option<Holder> {
     let lease = read(layout, slot)?;
     let manifest = RunManifest::load(&layout.manifest(&lease.run_id)).ok()?;
+    confirmed(&manifest, slot, lease)
+}
+
+/// Every slot with its holder (None: free), reading each run's manifest once.
+pub fn occupancy(layout: &StateLayout) -> Vec<(usize, Option<Holder>)> {
+    let mut manifests: HashMap<String, Option<RunManifest>> = HashMap::new();
+    (1..=WORKER_SLOTS)
+        .map(|slot| {
+            let holder = read(layout, slot).and_then(|lease| {
+                let manifest = manifests
+                    .entry(lease.run_id.clone())
+                    .or_insert_with(|| RunManifest::load(&layout.manifest(&lease.run_id)).ok());
+                confirmed(manifest.as_ref()?, slot, lease)
+            });
+            (slot, holder)
+        })
+        .collect()
+}
+
+/// The lease, when the run's manifest agrees: its task is out and holds `slot`.
+fn confirmed(manifest: &RunManifest, slot: usize, lease: Lease) -> Option<Holder> {
     let task = manifest.task(lease.task_id())?;
     (task.state == TaskState::Dispatched && task.slot == Some(slot))
         .then(|| Holder { task: task.clone(), lease })
@@ -49,14 +71,14 @@ pub fn lease(layout: &StateLayout, slot: usize, lease: &Lease) -> std::io::Resul
     write_atomic(&layout.slot_lease(slot), &bytes)
 }
 
-/// Removes the lease of `slot` if it still names `run_id`'s task `task` (or any of the run's
-/// tasks when `task` is None).
-pub fn release(layout: &StateLayout, slot: usize, run_id: &str, task: Option<TaskId>) -> std::io::Result<()> {
-    let Some(current) = read(layout, slot) else { return Ok(()) };
-    if current.run_id != run_id || task.is_some_and(|id| id != current.task_id()) {
-        return Ok(());
+/// Removes the lease of `slot` if it still names `run_id`'s task `task`.
+pub fn release(layout: &StateLayout, slot: usize, run_id: &str, task: TaskId) -> std::io::Result<()> {
+    match read(layout, slot) {
+        Some(current) if current.run_id == run_id && current.task_id() == task => {
+            remove(&layout.slot_lease(slot))
+        }
+        _ => Ok(()),
     }
-    remove(&layout.slot_lease(slot))
 }
 
 /// Removes every lease naming `run_id`; returns the lease files removed.

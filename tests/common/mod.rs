@@ -223,6 +223,12 @@ impl WtOutput {
     }
 }
 
+/// The test's PATH with `dir` first.
+pub fn path_with(dir: &Path) -> std::ffi::OsString {
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    std::env::join_paths(std::iter::once(dir.to_owned()).chain(std::env::split_paths(&rest))).unwrap()
+}
+
 /// The Claude Code client scripts/test installed (`WT_TEST_CLAUDE`).
 pub fn claude_client() -> PathBuf {
     let path = std::env::var_os("WT_TEST_CLAUDE")
