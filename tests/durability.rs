@@ -245,7 +245,7 @@ fn a_second_run_of_the_same_id_is_refused_while_the_first_holds_it() {
     let second = repo.wt(&["run", plan.to_str().unwrap()]);
     assert_eq!(second.code(), 4, "{}", second.stderr());
     assert!(
-        second.stderr().contains(&format!("run 5105e0 is already running (process {})", child.id())),
+        second.stderr().contains(&format!("run 5105e0 is active (process {})", child.id())),
         "{}",
         second.stderr()
     );

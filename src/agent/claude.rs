@@ -2,16 +2,51 @@
 //! that registers the guard, its `stream-json` output kept as the task's transcript and read
 //! for what the agent is doing now.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::worker::GUARDED_TOOLS;
+use super::{Backend, Launch, TaskContext, with_task_env};
+use crate::guard::GUARDED_TOOLS;
+use crate::process::Cmd;
+
+#[derive(Debug)]
+pub struct ClaudeCode {
+    pub binary: PathBuf,
+}
+
+impl Backend for ClaudeCode {
+    fn launch(&self, task: &TaskContext<'_>) -> std::io::Result<Launch> {
+        let (run_id, id) = (task.run_id, task.task.id);
+        let settings_file = task.layout.claude_settings(run_id, id);
+        let rules = task.layout.guard_rules(run_id);
+        let text = settings(task.wt_exe, task.worktree, &task.task.branch, &rules);
+        crate::store::write_atomic(&settings_file, text.as_bytes())?;
+        let cmd = Cmd::new(&self.binary)
+            .arg("-p")
+            .arg(task.prompt)
+            .args([
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--permission-mode",
+                "default",
+                "--settings",
+            ])
+            .arg(&settings_file);
+        let stdout = task.layout.transcript(run_id, id);
+        Ok(Launch { cmd: with_task_env(cmd, task).outlive_wt(), stdout })
+    }
+
+    fn activity(&self, line: &str) -> Option<String> {
+        activity(line)
+    }
+}
 
 /// The `--settings` file for one task: the guard for its worktree as a PreToolUse hook (the
 /// level at which hooks fire under `claude -p`). Its `allow` decisions are what let honest work
 /// run without prompts; everything it denies stays denied.
-pub fn settings(wt: &Path, worktree: &Path, branch: &str, rules: &Path) -> String {
+fn settings(wt: &Path, worktree: &Path, branch: &str, rules: &Path) -> String {
     let quote = |text: &str| format!("'{}'", text.replace('\'', r"'\''"));
     let command = format!(
         "{} guard --root {} --branch {} --rules {}",
@@ -32,7 +67,7 @@ pub fn settings(wt: &Path, worktree: &Path, branch: &str, rules: &Path) -> Strin
 }
 
 /// What a `stream-json` line says the agent is doing, for the live display.
-pub fn activity(line: &str) -> Option<String> {
+fn activity(line: &str) -> Option<String> {
     let event: Value = serde_json::from_str(line).ok()?;
     if event["type"] != "assistant" {
         return None;

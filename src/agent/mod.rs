@@ -1,34 +1,52 @@
-//! Agent backends: how a task's agent process is launched in its worktree.
+//! Agent backends: how a task's agent process is launched in its worktree, and what its output
+//! says it is doing. Each backend is one type behind [`Backend`]; [`resolve`] is the one place
+//! that chooses among them.
 //!
 //! - `script`: the task's own `run` command, with `sh -c`;
 //! - `command`: one command for every task, a shell string (`--agent-command`) or an argv from
 //!   the plan with `{prompt_file}` replaced;
-//! - `claude`: Claude Code in headless mode (`claude -p`), guarded through its settings;
-//! - external: the agent runs elsewhere (a Claude Code subagent dispatched by `wt step`, one of
-//!   the plugin's worker slots).
+//! - `claude`: Claude Code in headless mode (`claude -p`), guarded through its settings.
+//!
+//! Runs driven by an orchestrator (`wt step`) have no backend: the agents are its subagents.
 
 mod claude;
 mod prompt;
-mod worker;
+mod rules;
+mod shell;
 
-use std::path::{Path, PathBuf};
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
 
-pub use claude::{activity as claude_activity, settings as claude_settings};
 pub use prompt::render_prompt;
-pub use worker::{GUARDED_TOOLS, WORKER_SLOTS, parse_worker_type, worker_type};
+#[cfg(test)]
+pub use rules::worker_rules;
 
-use crate::plan::Task;
+use crate::plan::{AgentKind, Located, Plan, PlanError, Task, check_agent_kind, missing_command};
 use crate::process::Cmd;
+use crate::store::StateLayout;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Agent {
-    Script,
-    Shell(String),
-    Argv(Vec<String>),
-    /// Claude Code (`claude -p`), this binary.
-    Claude(PathBuf),
-    /// Dispatched by an orchestrator (`wt step`): wt starts no process.
-    External,
+/// One way of running a task's agent.
+pub trait Backend: fmt::Debug + Send + Sync {
+    /// The agent process for a task, with the `WT_*` variables set and the worktree as its
+    /// folder. May first write files the process reads (Claude Code's settings).
+    fn launch(&self, task: &TaskContext<'_>) -> std::io::Result<Launch>;
+
+    /// What one line of the agent's output says it is doing now, for the live display.
+    fn activity(&self, _line: &str) -> Option<String> {
+        None
+    }
+}
+
+/// The chosen backend, shared by the workers of a parallel phase.
+pub type Agent = Arc<dyn Backend>;
+
+/// An agent process ready to start.
+pub struct Launch {
+    pub cmd: Cmd,
+    /// Where its standard output goes (stderr always goes to the task's log): the log itself, or
+    /// a transcript that [`Backend::activity`] reads line by line.
+    pub stdout: std::path::PathBuf,
 }
 
 /// What an agent is told about its task, also exported as `WT_*` variables.
@@ -37,41 +55,64 @@ pub struct TaskContext<'a> {
     pub task: &'a Task,
     pub worktree: &'a Path,
     pub prompt_file: &'a Path,
+    /// The text of `prompt_file`.
+    pub prompt: &'a str,
+    /// The run's state, where a backend keeps its own files.
+    pub layout: &'a StateLayout,
+    /// This `wt` binary, for hooks that call back into it.
+    pub wt_exe: &'a Path,
 }
 
-impl Agent {
-    /// The process that does `task`, run in its worktree with the `WT_*` variables set; None
-    /// when the agent runs elsewhere. `prompt` is the task prompt's text and `settings` the
-    /// Claude Code settings file that registers the guard (both for the claude agent).
-    pub fn command(&self, context: &TaskContext<'_>, prompt: &str, settings: &Path) -> Option<Cmd> {
-        let prompt_file = context.prompt_file.to_string_lossy();
-        let cmd = match self {
-            Agent::Script => Cmd::new("sh").arg("-c").arg(context.task.run.as_deref().unwrap_or("")),
-            Agent::Shell(shell) => Cmd::new("sh").arg("-c").arg(shell),
-            Agent::Argv(argv) => {
-                let mut words = argv.iter().map(|word| word.replace("{prompt_file}", &prompt_file));
-                let program = words.next().unwrap_or_default();
-                Cmd::new(program).args(words)
-            }
-            Agent::Claude(binary) => Cmd::new(binary)
-                .arg("-p")
-                .arg(prompt)
-                .args([
-                    "--output-format",
-                    "stream-json",
-                    "--verbose",
-                    "--permission-mode",
-                    "default",
-                    "--settings",
-                ])
-                .arg(settings),
-            Agent::External => return None,
-        };
-        Some(with_task_env(cmd, context).outlive_wt())
+impl TaskContext<'_> {
+    /// The task's log, where every agent's stderr goes.
+    pub fn log(&self) -> std::path::PathBuf {
+        self.layout.task_log(self.run_id, self.task.id)
     }
 }
 
-/// Sets the `WT_*` variables every agent and verify command gets.
+#[derive(Debug, thiserror::Error)]
+pub enum ResolveError {
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    #[error("the agent is Claude Code, but `claude` is not on PATH")]
+    ClaudeUnavailable,
+}
+
+/// The backend for `plan`: `--agent` (`cli_kind`), else the plan's kind, else `command` when a
+/// command was given, else `script` when every task has a `run`, else Claude Code.
+pub fn resolve(
+    plan: &Plan,
+    cli_kind: Option<AgentKind>,
+    cli_command: Option<String>,
+) -> Result<Agent, ResolveError> {
+    let kind = match (cli_kind, &plan.agent.kind, &cli_command) {
+        (Some(kind), _, _) => kind,
+        (None, Some(kind), _) => kind.value,
+        (None, None, Some(_)) => AgentKind::Command,
+        (None, None, None) if plan.tasks().all(|task| task.run.is_some()) => AgentKind::Script,
+        (None, None, None) => AgentKind::Claude,
+    };
+    let location = plan.agent.kind.as_ref().map(|k| k.location.clone());
+    let location = location.unwrap_or_else(|| plan.phases[0].location.clone());
+    Ok(match kind {
+        AgentKind::Script => {
+            check_agent_kind(plan, &Located { value: kind, location })?;
+            Arc::new(shell::Script)
+        }
+        AgentKind::Command => match (cli_command, &plan.agent.command) {
+            (Some(line), _) => Arc::new(shell::CommandLine(line)),
+            (None, Some(argv)) => Arc::new(shell::CommandArgv(argv.clone())),
+            (None, None) => return Err(missing_command(location).into()),
+        },
+        AgentKind::Claude => match which::which("claude") {
+            Ok(binary) => Arc::new(claude::ClaudeCode { binary }),
+            Err(_) => return Err(ResolveError::ClaudeUnavailable),
+        },
+    })
+}
+
+/// Sets the `WT_*` variables every agent and verify command gets, and the task's worktree as the
+/// folder it runs in.
 pub fn with_task_env(cmd: Cmd, context: &TaskContext<'_>) -> Cmd {
     let task = context.task;
     cmd.dir(context.worktree)

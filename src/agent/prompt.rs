@@ -1,6 +1,7 @@
 use std::fmt::Write;
 use std::path::Path;
 
+use super::rules::worker_rules;
 use crate::plan::Task;
 
 /// The full task prompt written to `WT_PROMPT_FILE`: what to do, where, and how it is judged.
@@ -9,15 +10,8 @@ pub fn render_prompt(feature: Option<&str>, task: &Task, worktree: &Path) -> Str
     if let Some(feature) = feature {
         let _ = writeln!(text, "Feature: {feature}\n");
     }
-    let _ = writeln!(
-        text,
-        "Work only inside {} (branch `{}`). Commit there or leave your changes; wt commits what is left, \
-         stacks the branch and never needs you to push or switch branches. Your shell starts elsewhere: \
-         begin every Bash command with `cd {} && `.\n",
-        worktree.display(),
-        task.branch,
-        worktree.display()
-    );
+    let root = worktree.display().to_string();
+    let _ = writeln!(text, "Work only inside {root} (branch `{}`).\n", task.branch);
     if !task.prompt.trim().is_empty() {
         let _ = writeln!(text, "{}\n", task.prompt.trim());
     }
@@ -26,6 +20,7 @@ pub fn render_prompt(feature: Option<&str>, task: &Task, worktree: &Path) -> Str
     if let Some(verify) = &task.verify {
         let _ = writeln!(text, "## Verification\n\nAfter you finish, wt runs: `{verify}`\n");
     }
+    section(&mut text, "Rules", worker_rules(&root, &format!("`{}`", task.branch)).into_iter());
     text
 }
 

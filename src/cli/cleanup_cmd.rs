@@ -2,16 +2,16 @@ use std::path::Path;
 
 use clap::Args;
 
-use super::run_cmd::check_run_id;
 use super::{CliError, exit};
 use crate::engine::{CleanupReport, CleanupRequest, cleanup};
 use crate::git::Repo;
+use crate::plugin;
 use crate::store::{LiveState, StateLayout};
 
 #[derive(Args)]
 pub struct CleanupArgs {
     /// The run to clean up (see `wt status`).
-    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    #[arg(required_unless_present = "all", conflicts_with = "all", value_parser = super::run_id_arg)]
     run_id: Option<String>,
     /// Clean up every finished run (state done) of this repository.
     #[arg(long)]
@@ -29,17 +29,18 @@ pub struct CleanupArgs {
 
 pub fn run(args: CleanupArgs, cwd: &Path) -> Result<u8, CliError> {
     let repo = Repo::discover(cwd)?;
+    let layout = StateLayout::new(repo.common_dir());
     let run_ids = match &args.run_id {
-        Some(id) => {
-            check_run_id(id)?;
-            vec![id.clone()]
-        }
-        None => finished_runs(&repo)?,
+        Some(id) => vec![id.clone()],
+        // Runs that are done and whose lock nobody holds.
+        None => layout.run_ids_in(LiveState::Done),
     };
     let mut reports = Vec::new();
     for run_id in run_ids {
         let request = CleanupRequest { run_id, force: args.force, delete_branches: args.delete_branches };
-        reports.push(cleanup(&repo, &request)?);
+        let mut report = cleanup(&repo, &request)?;
+        report.removed_files.extend(plugin::release_run(&layout, &request.run_id)?);
+        reports.push(report);
     }
     if args.json {
         let text = serde_json::to_string_pretty(&reports)
@@ -51,20 +52,6 @@ pub fn run(args: CleanupArgs, cwd: &Path) -> Result<u8, CliError> {
         reports.iter().for_each(print_report);
     }
     Ok(exit::OK)
-}
-
-/// Runs that are done and whose lock nobody holds.
-fn finished_runs(repo: &Repo) -> Result<Vec<String>, CliError> {
-    let layout = StateLayout::new(repo.common_dir());
-    let mut ids: Vec<String> = layout
-        .runs()
-        .readable
-        .iter()
-        .filter(|m| LiveState::of(&layout, m) == LiveState::Done)
-        .map(|m| m.run_id.clone())
-        .collect();
-    ids.sort();
-    Ok(ids)
 }
 
 fn print_report(report: &CleanupReport) {

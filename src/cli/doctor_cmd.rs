@@ -63,7 +63,7 @@ fn print(report: &Report) {
             "note     worktree           {} ({}, {}): {}",
             worktree.path.display(),
             human_size(worktree.bytes),
-            worktree.run_status,
+            worktree.status_name(),
             worktree.fix
         );
     }

@@ -1,11 +1,13 @@
-//! The CLI's one error type: a kind (which decides the exit code), a message and hints.
+//! The CLI's one error type: an exit code, a message and hints. Every library error reaches it
+//! through its module's `explain` (kind and hint together); [`exit_code`] is the one map from
+//! kinds to the documented exit codes.
 
 use std::fmt;
 
-use crate::engine::EngineError;
+use crate::engine::{EngineError, ErrorKind};
 use crate::git::GitError;
 use crate::plan::PlanError;
-use crate::spice::SpiceError;
+use crate::plugin::StepError;
 use crate::store::ManifestError;
 
 /// Exit codes, documented in the README.
@@ -26,6 +28,17 @@ pub mod exit {
     pub const REFUSED: u8 = 6;
 }
 
+pub fn exit_code(kind: ErrorKind) -> u8 {
+    match kind {
+        ErrorKind::RunFailed => exit::RUN_FAILED,
+        ErrorKind::BadInput => exit::BAD_INPUT,
+        ErrorKind::Environment => exit::ENVIRONMENT,
+        ErrorKind::Busy => exit::BUSY,
+        ErrorKind::Internal => exit::INTERNAL,
+        ErrorKind::Refused => exit::REFUSED,
+    }
+}
+
 #[derive(Debug)]
 pub struct CliError {
     pub code: u8,
@@ -42,6 +55,10 @@ impl CliError {
         self.hints.push(hint.into());
         self
     }
+
+    fn explained(message: String, (kind, hint): (ErrorKind, Option<String>)) -> Self {
+        CliError { code: exit_code(kind), message, hints: hint.into_iter().collect() }
+    }
 }
 
 impl fmt::Display for CliError {
@@ -54,68 +71,32 @@ impl fmt::Display for CliError {
     }
 }
 
+impl From<EngineError> for CliError {
+    fn from(err: EngineError) -> Self {
+        CliError::explained(err.to_string(), err.explain())
+    }
+}
+
+impl From<StepError> for CliError {
+    fn from(err: StepError) -> Self {
+        CliError::explained(err.to_string(), err.explain())
+    }
+}
+
 impl From<PlanError> for CliError {
     fn from(err: PlanError) -> Self {
-        let fix = err.fix.clone();
-        CliError::new(exit::BAD_INPUT, err.to_string()).hint(fix)
+        EngineError::from(err).into()
     }
 }
 
 impl From<GitError> for CliError {
     fn from(err: GitError) -> Self {
-        let code = match err {
-            GitError::NotARepository { .. } | GitError::Bare { .. } => exit::ENVIRONMENT,
-            _ => exit::INTERNAL,
-        };
-        let cli = CliError::new(code, err.to_string());
-        match err {
-            GitError::NotARepository { .. } => cli.hint("run wt inside a git repository, or pass -C <repo>"),
-            GitError::Bare { .. } => cli.hint("clone it with a working tree, then run wt there"),
-            _ => cli,
-        }
+        EngineError::from(err).into()
     }
 }
 
 impl From<ManifestError> for CliError {
     fn from(err: ManifestError) -> Self {
-        CliError::new(exit::INTERNAL, err.to_string())
-    }
-}
-
-impl From<EngineError> for CliError {
-    fn from(err: EngineError) -> Self {
-        let hint = err.hint();
-        let cli = match err {
-            EngineError::Plan(err) => return err.into(),
-            EngineError::Git(err) => return err.into(),
-            EngineError::RunLocked { .. }
-            | EngineError::RunActive { .. }
-            | EngineError::NoWorkerSlot { .. } => CliError::new(exit::BUSY, err.to_string()),
-            EngineError::DirtyWorktrees { .. } | EngineError::UnmergedBranches { .. } => {
-                CliError::new(exit::REFUSED, err.to_string())
-            }
-            EngineError::Spice(
-                SpiceError::NotFound | SpiceError::NotGitSpice { .. } | SpiceError::TooOld { .. },
-            )
-            | EngineError::NoBaseBranch { .. }
-            | EngineError::MissingBase { .. }
-            | EngineError::NotAWorktree { .. }
-            | EngineError::BranchTaken { .. }
-            | EngineError::WrongBranch { .. }
-            | EngineError::DirtyWorktree { .. }
-            | EngineError::ClaudeUnavailable => CliError::new(exit::ENVIRONMENT, err.to_string()),
-            EngineError::PlanChanged { .. } | EngineError::NoSuchRun { .. } => {
-                CliError::new(exit::BAD_INPUT, err.to_string())
-            }
-            EngineError::NotDone { .. }
-            | EngineError::UnsupportedRemote { .. }
-            | EngineError::NotLoggedIn { .. } => CliError::new(exit::ENVIRONMENT, err.to_string()),
-            EngineError::Linearize { .. } => CliError::new(exit::RUN_FAILED, err.to_string()),
-            _ => CliError::new(exit::INTERNAL, err.to_string()),
-        };
-        match hint {
-            Some(hint) => cli.hint(hint),
-            None => cli,
-        }
+        EngineError::from(err).into()
     }
 }

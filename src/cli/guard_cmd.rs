@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use crate::guard::{self, Decision, GuardConfig, HookInput, Target};
+use crate::plugin;
 
 /// Claude Code's "block this call" exit code for hooks.
 const BLOCK: u8 = 2;
@@ -61,34 +62,33 @@ fn decide(args: &GuardArgs) -> Result<Decision, String> {
     let input: HookInput =
         serde_json::from_str(&text).map_err(|err| format!("the hook input is not JSON: {err}"))?;
     let cwd = input.cwd.as_deref().map(Path::new).unwrap_or(Path::new("/")).to_owned();
-    // The repository's git directory is looked up once: every route below reads from it.
-    let common = guard::common_dir(args.root.as_deref().unwrap_or(&cwd));
-    let project_rules = || common.as_deref().and_then(guard::project_rules_path);
-    let assignment = match (&input.agent_type, args.root.is_some() || args.detect) {
-        (Some(agent_type), false) => guard::from_agent_type(agent_type, common.as_deref(), &cwd)?,
-        _ => None,
-    };
-    let rules_path = match (&args.rules, &assignment, &common) {
-        (Some(path), _, _) => Some(path.clone()),
-        (None, Some(assignment), Some(common)) => Some(guard::run_rules_path(&assignment.run_id, common))
-            .filter(|p| p.exists())
-            .or_else(project_rules),
-        _ => project_rules(),
-    };
-    let config = match rules_path {
-        Some(path) => GuardConfig::load_toml(&path)?.unwrap_or_default(),
-        None => GuardConfig::default(),
-    };
     let target = match (&args.root, args.detect) {
-        (Some(root), _) => Some(Target { root: root.clone(), branch: args.branch.clone() }),
+        (Some(root), _) => Target { root: root.clone(), branch: args.branch.clone() },
         (None, true) => {
-            common.as_deref().and_then(|c| guard::detect(c, &cwd, args.include_main || config.guard_main))
+            let common = guard::common_dir(&cwd);
+            let config = load_rules(
+                args.rules.clone().or_else(|| common.as_deref().and_then(guard::project_rules_path)),
+            )?;
+            let include_main = args.include_main || config.guard_main;
+            return Ok(match common.as_deref().and_then(|c| guard::detect(c, &cwd, include_main)) {
+                Some(target) => guard::decide(&input, &target, &config),
+                None => Decision::None,
+            });
         }
-        (None, false) => assignment.map(|a| a.target),
+        (None, false) => {
+            return plugin::pre_tool_use(&input, args.rules.as_deref(), args.approve_orchestrator);
+        }
     };
-    Ok(match target {
-        Some(target) => guard::decide(&input, &target, &config),
-        None if args.approve_orchestrator => guard::orchestrator::approve(&input),
-        None => Decision::None,
-    })
+    let rules = args
+        .rules
+        .clone()
+        .or_else(|| guard::common_dir(&target.root).as_deref().and_then(guard::project_rules_path));
+    Ok(guard::decide(&input, &target, &load_rules(rules)?))
+}
+
+fn load_rules(path: Option<PathBuf>) -> Result<GuardConfig, String> {
+    match path {
+        Some(path) => Ok(GuardConfig::load_toml(&path)?.unwrap_or_default()),
+        None => Ok(GuardConfig::default()),
+    }
 }

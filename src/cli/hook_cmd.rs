@@ -6,8 +6,7 @@ use std::path::Path;
 
 use clap::{Args, ValueEnum};
 
-use crate::engine::{gate_refusal, worker_name};
-use crate::store::{LiveState, StateLayout};
+use crate::plugin;
 
 #[derive(Args)]
 pub struct HookArgs {
@@ -30,50 +29,15 @@ pub fn run(args: HookArgs, cwd: &Path) -> u8 {
     let dir = input.get("cwd").and_then(|v| v.as_str()).map(Path::new).unwrap_or(cwd).to_owned();
     match args.event {
         HookEvent::SessionStart => {
-            println!("{}", session_start(&dir));
+            println!("{}", plugin::session_start(&dir));
             0
         }
-        HookEvent::TeammateIdle | HookEvent::TaskCompleted => {
-            let Some(name) = worker_name(&input) else { return 0 };
-            match gate_refusal(&dir, &name) {
-                Ok(None) => 0,
-                Ok(Some(reason)) => {
-                    eprintln!("{reason}");
-                    KEEP_WORKING
-                }
-                Err(err) => {
-                    eprintln!("wt could not check {name}: {err}");
-                    KEEP_WORKING
-                }
+        HookEvent::TeammateIdle | HookEvent::TaskCompleted => match plugin::completion_gate(&input, &dir) {
+            Ok(None) => 0,
+            Ok(Some(reason)) | Err(reason) => {
+                eprintln!("{reason}");
+                KEEP_WORKING
             }
-        }
+        },
     }
-}
-
-/// Context for the session: what works, what is missing, and this repository's runs that wait
-/// to be carried on.
-fn session_start(dir: &Path) -> String {
-    let mut lines = vec![format!(
-        "spectacular: wt {} is installed; run plans with /spectacular:execute <plan>.",
-        env!("CARGO_PKG_VERSION")
-    )];
-    if let Err(err) = crate::spice::Spice::discover() {
-        lines.push(format!("spectacular: {err}"));
-    }
-    let Ok(repo) = crate::git::Repo::discover(dir) else { return lines.join("\n") };
-    let layout = StateLayout::new(repo.common_dir());
-    for manifest in layout.runs().readable {
-        let state = LiveState::of(&layout, &manifest);
-        if matches!(state, LiveState::Dispatched | LiveState::Interrupted | LiveState::Failed) {
-            lines.push(format!(
-                "spectacular: run {} is {}; carry it on with /spectacular:execute {} or remove it with \
-                 /spectacular:cleanup {}",
-                manifest.run_id,
-                state.as_str(),
-                manifest.run_id,
-                manifest.run_id
-            ));
-        }
-    }
-    lines.join("\n")
 }

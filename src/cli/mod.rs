@@ -93,6 +93,17 @@ fn report(err: CliError) -> ExitCode {
     ExitCode::from(err.code)
 }
 
+/// A run id argument: 6 lowercase hex characters.
+fn run_id_arg(text: &str) -> Result<String, String> {
+    if crate::plan::run_id::is_valid(text) {
+        return Ok(text.to_owned());
+    }
+    Err(format!(
+        "run id {text}: not 6 lowercase hex characters (run ids look like a1b2c3; `wt status` lists this \
+         repository's runs)"
+    ))
+}
+
 fn resolve_cwd(directory: Option<PathBuf>) -> Result<PathBuf, CliError> {
     let cwd = std::env::current_dir().map_err(|err| {
         CliError::new(exit::ENVIRONMENT, format!("cannot read the current directory: {err}"))

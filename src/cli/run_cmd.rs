@@ -5,7 +5,7 @@ use clap::Args;
 use super::plan_cmd::relative;
 use super::submit_cmd::{SubmitFlags, submit_run};
 use super::{CliError, exit};
-use crate::engine::{self, Overrides, RunOutcome, RunRequest};
+use crate::engine::{self, Agents, Overrides, RunOutcome, RunRequest};
 use crate::plan::{self, AgentKind, Plan};
 use crate::ui;
 
@@ -14,7 +14,7 @@ pub struct RunArgs {
     /// The plan file (plan.toml).
     plan: PathBuf,
     /// Use this run id (6 lowercase hex characters) instead of the plan's or the derived one.
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", value_parser = super::run_id_arg)]
     run_id: Option<String>,
     /// The branch to stack on (default: the plan's base, else the main checkout's branch).
     #[arg(long, value_name = "BRANCH")]
@@ -58,24 +58,12 @@ fn parse_timeout(text: &str) -> Result<u64, String> {
 }
 
 fn parse_kind(text: &str) -> Result<AgentKind, String> {
-    AgentKind::parse(text)
-        .ok_or_else(|| format!("unknown agent kind `{text}`; use script, command or claude"))
+    AgentKind::parse(text).ok_or_else(|| format!("unknown agent kind `{text}`; use {}", AgentKind::list("")))
 }
 
 pub fn run(args: RunArgs, cwd: &Path) -> Result<u8, CliError> {
-    if let Some(id) = &args.run_id {
-        check_run_id(id)?;
-    }
     let plan = plan::load(&cwd.join(&args.plan), args.run_id.as_deref()).map_err(|err| relative(err, cwd))?;
     execute(plan, cwd, args.base, args.options)
-}
-
-pub fn check_run_id(id: &str) -> Result<(), CliError> {
-    if plan::run_id::is_valid(id) {
-        return Ok(());
-    }
-    Err(CliError::new(exit::BAD_INPUT, format!("run id {id}: not 6 lowercase hex characters"))
-        .hint("run ids look like a1b2c3; `wt status` lists this repository's runs"))
 }
 
 /// Runs (or resumes) `plan` and prints the outcome; shared by `wt run` and `wt resume`.
@@ -92,7 +80,7 @@ pub fn execute(plan: Plan, cwd: &Path, base: Option<String>, options: RunOptions
         },
         base,
         force_plan: options.force_plan,
-        external_agents: false,
+        agents: Agents::Started,
     };
     let sink = ui::sink_for(options.json);
     let outcome = engine::run(request, sink.as_ref()).map_err(CliError::from)?;
@@ -126,8 +114,8 @@ fn print_summary(outcome: &RunOutcome, resume: &str) {
         "run {} stopped; nothing was lost: failed tasks keep their branch and worktree.",
         outcome.run_id
     );
-    for (task, name, error) in &outcome.failures {
-        println!("  task {task} ({name}): {error}");
+    for failure in &outcome.failures {
+        println!("  task {} ({}): {}", failure.task, failure.name, failure.error);
     }
     println!("logs: {}", outcome.logs.display());
     println!("fix the cause, then resume with: {resume}");

@@ -4,12 +4,14 @@ use clap::Args;
 use serde::Serialize;
 
 use super::{CliError, exit};
+use crate::engine::EngineError;
 use crate::git::Repo;
 use crate::store::{LiveState, RunManifest, StateLayout};
 
 #[derive(Args)]
 pub struct StatusArgs {
     /// Show only this run.
+    #[arg(value_parser = super::run_id_arg)]
     run_id: Option<String>,
     /// Print the runs as JSON.
     #[arg(long)]
@@ -72,8 +74,7 @@ pub fn run(args: StatusArgs, cwd: &Path) -> Result<u8, CliError> {
         && runs.is_empty()
         && unreadable.is_empty()
     {
-        return Err(CliError::new(exit::BAD_INPUT, format!("no run {id} in {}", repo.root().display()))
-            .hint("`wt status` lists the runs of this repository"));
+        return Err(EngineError::NoSuchRun { run_id: id.clone(), root: repo.root().to_owned() }.into());
     }
     if args.json {
         let entries: Vec<Entry> =
@@ -102,7 +103,7 @@ fn print_run(run: &RunStatus) {
             lower(phase.state)
         );
         for task in &phase.tasks {
-            println!("    {} {:<9} {}  {}", task.number, lower(task.state), task.branch, task.name);
+            println!("    {} {:<9} {}  {}", task.id, lower(task.state), task.branch, task.name);
             if let Some(error) = &task.error {
                 println!("        {error}");
             }

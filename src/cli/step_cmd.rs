@@ -3,12 +3,11 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::plan_cmd::relative;
-use super::run_cmd::check_run_id;
 use super::{CliError, exit};
-use crate::engine::{self, Overrides, RunRequest, StepOutcome, StepStatus};
+use crate::engine::{Agents, Overrides, RunRequest, load_run};
 use crate::git::Repo;
 use crate::plan;
-use crate::store::{RunManifest, StateLayout};
+use crate::plugin::{self, StepOutcome, StepStatus};
 use crate::ui::SilentSink;
 
 #[derive(Args)]
@@ -16,7 +15,7 @@ pub struct StepArgs {
     /// The plan (plan.toml or a spectacular plan.md) or the id of a run already started.
     target: String,
     /// With a plan: use this run id.
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", value_parser = super::run_id_arg)]
     run_id: Option<String>,
     /// Go on with a plan that changed since the run started.
     #[arg(long)]
@@ -30,9 +29,6 @@ pub fn run(args: StepArgs, cwd: &Path) -> Result<u8, CliError> {
     let plan_path = resolve_plan(&args.target, cwd)?;
     let run_id =
         args.run_id.clone().or_else(|| plan::run_id::is_valid(&args.target).then(|| args.target.clone()));
-    if let Some(id) = &run_id {
-        check_run_id(id)?;
-    }
     let plan = plan::load(&plan_path, run_id.as_deref()).map_err(|err| relative(err, cwd))?;
     let request = RunRequest {
         plan,
@@ -40,9 +36,9 @@ pub fn run(args: StepArgs, cwd: &Path) -> Result<u8, CliError> {
         overrides: Overrides::default(),
         base: None,
         force_plan: args.force_plan,
-        external_agents: true,
+        agents: Agents::Dispatched,
     };
-    let outcome = engine::step(request, &SilentSink)?;
+    let outcome = plugin::step(request, &SilentSink)?;
     if args.json {
         let text =
             serde_json::to_string(&outcome).map_err(|err| CliError::new(exit::INTERNAL, err.to_string()))?;
@@ -63,12 +59,14 @@ fn resolve_plan(target: &str, cwd: &Path) -> Result<PathBuf, CliError> {
         return Ok(as_path);
     }
     let repo = Repo::discover(cwd)?;
-    let manifest = StateLayout::new(repo.common_dir()).manifest(target);
-    if !manifest.exists() {
-        return Err(CliError::new(exit::BAD_INPUT, format!("no run {target} and no plan file of that name"))
-            .hint("start the run with `wt step <plan> --json`; `wt status` lists the runs"));
+    match load_run(&repo, target) {
+        Ok(manifest) => Ok(manifest.plan_path),
+        Err(crate::engine::EngineError::NoSuchRun { .. }) => {
+            Err(CliError::new(exit::BAD_INPUT, format!("no run {target} and no plan file of that name"))
+                .hint("start the run with `wt step <plan> --json`; `wt status` lists the runs"))
+        }
+        Err(err) => Err(err.into()),
     }
-    Ok(RunManifest::load(&manifest)?.plan_path)
 }
 
 fn print(outcome: &StepOutcome) {

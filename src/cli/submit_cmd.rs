@@ -2,7 +2,6 @@ use std::path::Path;
 
 use clap::Args;
 
-use super::run_cmd::check_run_id;
 use super::{CliError, exit};
 use crate::engine::{SubmitRequest, SubmittedBranch, submit};
 use crate::git::Repo;
@@ -10,6 +9,7 @@ use crate::git::Repo;
 #[derive(Args)]
 pub struct SubmitArgs {
     /// The finished run whose stack to submit (see `wt status`).
+    #[arg(value_parser = super::run_id_arg)]
     run_id: String,
     #[command(flatten)]
     flags: SubmitFlags,
@@ -30,7 +30,6 @@ pub struct SubmitFlags {
 }
 
 pub fn run(args: SubmitArgs, cwd: &Path) -> Result<u8, CliError> {
-    check_run_id(&args.run_id)?;
     submit_run(cwd, &args.run_id, args.flags, args.json)
 }
 

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::engine::WORKTREES_DIR;
 use crate::git::Repo;
 use crate::store::{LiveState, RunManifest, StateLayout};
 
@@ -11,8 +12,9 @@ use crate::store::{LiveState, RunManifest, StateLayout};
 pub struct LeftoverWorktree {
     pub path: PathBuf,
     pub run_id: Option<String>,
-    /// running, interrupted, failed, done, or unknown (no run state).
-    pub run_status: String,
+    /// The state of its run; None (`"unknown"`) when no run state names it.
+    #[serde(serialize_with = "state_or_unknown")]
+    pub run_status: Option<LiveState>,
     pub bytes: u64,
     pub fix: String,
 }
@@ -20,20 +22,22 @@ pub struct LeftoverWorktree {
 /// Every folder under `.worktrees/`, with its run's state and its size on disk.
 pub fn leftover_worktrees(repo: &Repo) -> Vec<LeftoverWorktree> {
     let layout = StateLayout::new(repo.common_dir());
-    let Ok(entries) = std::fs::read_dir(repo.root().join(".worktrees")) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(repo.root().join(WORKTREES_DIR)) else { return Vec::new() };
     let mut out: Vec<LeftoverWorktree> = entries
         .flatten()
         .map(|entry| {
             let name = entry.file_name().to_string_lossy().into_owned();
             let run_id =
                 name.split('-').next().filter(|id| crate::plan::run_id::is_valid(id)).map(str::to_owned);
-            let run_status =
-                run_id.as_deref().and_then(|id| live_state(&layout, id)).map_or("unknown", LiveState::as_str);
-            let run_status = run_status.to_owned();
-            let fix = match (&run_id, run_status.as_str()) {
-                (Some(id), "interrupted" | "failed") => format!("wt resume {id}, or wt cleanup {id}"),
-                (Some(id), "running") => format!("wait for run {id}"),
-                (Some(id), _) => format!("wt cleanup {id}"),
+            let run_status = run_id.as_deref().and_then(|id| live_state(&layout, id));
+            let fix = match (&run_id, run_status) {
+                (Some(id), Some(LiveState::Interrupted | LiveState::Failed)) => {
+                    format!("wt resume {id}, or wt cleanup {id}")
+                }
+                (Some(id), Some(LiveState::Running)) => format!("wait for run {id}"),
+                (Some(id), Some(LiveState::Dispatched | LiveState::Done) | None) => {
+                    format!("wt cleanup {id}")
+                }
                 (None, _) => {
                     format!("not a wt run; remove {} yourself if it is not needed", entry.path().display())
                 }
@@ -43,6 +47,19 @@ pub fn leftover_worktrees(repo: &Repo) -> Vec<LeftoverWorktree> {
         .collect();
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out
+}
+
+impl LeftoverWorktree {
+    pub fn status_name(&self) -> &'static str {
+        self.run_status.map_or("unknown", LiveState::as_str)
+    }
+}
+
+fn state_or_unknown<S: serde::Serializer>(
+    state: &Option<LiveState>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(state.map_or("unknown", LiveState::as_str))
 }
 
 fn live_state(layout: &StateLayout, run_id: &str) -> Option<LiveState> {
@@ -61,14 +78,5 @@ fn size(path: &Path) -> u64 {
 
 /// Runs whose process died before they finished.
 pub fn interrupted_runs(repo: &Repo) -> Vec<String> {
-    let layout = StateLayout::new(repo.common_dir());
-    let mut ids: Vec<String> = layout
-        .runs()
-        .readable
-        .iter()
-        .filter(|m| LiveState::of(&layout, m) == LiveState::Interrupted)
-        .map(|m| m.run_id.clone())
-        .collect();
-    ids.sort();
-    ids
+    StateLayout::new(repo.common_dir()).run_ids_in(LiveState::Interrupted)
 }

@@ -1,15 +1,17 @@
 //! `wt cleanup`: remove exactly what one run owns — its worktrees (found by name, so a second
-//! cleanup or one after lost state still finds them), its worker-slot leases, its state — and keep
-//! its branches unless asked. Everything is checked before anything is removed.
+//! cleanup or one after lost state still finds them) and its state — and keep its branches unless
+//! asked. Everything is checked before anything is removed. (The plugin's leases of the run are
+//! the plugin's to drop.)
 
 use std::path::{Path, PathBuf};
 
 use super::EngineError;
-use super::journal::Journal;
-use super::workspace::WORKTREES_DIR;
+use super::journal::{Journal, Step};
+use super::run::lock_run;
+use super::worktrees::{remove_run_worktree, run_worktrees};
 use crate::git::{self, Repo};
 use crate::spice::Spice;
-use crate::store::{EventLog, FileLock, LockError, RunManifest, StateLayout, slots};
+use crate::store::{EventLog, FileLock, RunManifest, StateLayout};
 
 pub struct CleanupRequest {
     pub run_id: String,
@@ -42,13 +44,7 @@ pub fn cleanup(repo: &Repo, request: &CleanupRequest) -> Result<CleanupReport, E
     let layout = StateLayout::new(repo.common_dir());
     let run_dir = layout.run_dir(run_id);
     // Holding the run lock keeps the run from starting while it is taken apart.
-    let _run_lock = match FileLock::try_acquire(&layout.run_lock(run_id)) {
-        Ok(lock) => lock,
-        Err(LockError::Held { holder, .. }) => {
-            return Err(EngineError::RunActive { run_id: run_id.clone(), holder });
-        }
-        Err(other) => return Err(other.into()),
-    };
+    let _run_lock = lock_run(&layout, run_id)?;
     // A damaged manifest must not keep its run from being removed: everything below is found
     // by name; the manifest only tells the base for the merged-branch check.
     let manifest = RunManifest::load(&layout.manifest(run_id)).ok();
@@ -68,58 +64,24 @@ pub fn cleanup(repo: &Repo, request: &CleanupRequest) -> Result<CleanupReport, E
     let _repo_lock = FileLock::acquire(&layout.repo_lock())?;
     for worktree in worktrees {
         let target = worktree.to_string_lossy().into_owned();
-        journal.step("cleanup-worktree", &target, || remove_run_worktree(repo, &worktree))?;
+        journal.step(Step::CleanupWorktree, &target, || remove_run_worktree(repo, &worktree))?;
         report.removed_worktrees.push(worktree);
     }
     git::remove_incomplete_worktree_records(repo.common_dir(), &format!("{run_id}-"))?;
-    report.removed_files = slots::release_run(&layout, run_id)
-        .map_err(|source| EngineError::Io { context: "releasing the run's worker slots".into(), source })?;
     match spice {
         Some(spice) => {
             let main = repo.root().to_owned();
-            journal.step("cleanup-branches", run_id, || Ok(spice.branch_delete(&main, &branches)?))?;
+            journal.step(Step::CleanupBranches, run_id, || Ok(spice.branch_delete(&main, &branches)?))?;
             report.deleted_branches = branches;
         }
         None => report.kept_branches = branches,
     }
-    journal.crash_point("cleanup-state", run_id, false);
+    journal.crash_point(Step::CleanupState, run_id, false);
     if run_dir.exists() {
         remove_state(&run_dir)?;
         report.removed_state = true;
     }
     Ok(report)
-}
-
-/// The run's worktrees git records (`.worktrees/<runId>-main`, `-task-P-T`) and the folders a
-/// repair moved aside (`.broken-*`).
-fn run_worktrees(repo: &Repo, run_id: &str) -> Result<Vec<PathBuf>, EngineError> {
-    let dir = repo.root().join(WORKTREES_DIR);
-    let ours = |path: &Path| {
-        path.parent().is_some_and(|parent| super::prepare::same_path(parent, &dir))
-            && path.file_name().is_some_and(|name| is_run_name(&name.to_string_lossy(), run_id))
-    };
-    let mut found: Vec<PathBuf> = git::list_worktrees(repo.root())?
-        .into_iter()
-        .map(|entry| entry.path)
-        .filter(|path| ours(path))
-        .collect();
-    if let Ok(entries) = std::fs::read_dir(&dir) {
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if ours(&path) && !found.iter().any(|known| super::prepare::same_path(known, &path)) {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    Ok(found)
-}
-
-fn is_run_name(name: &str, run_id: &str) -> bool {
-    let Some(rest) = name.strip_prefix(run_id).and_then(|rest| rest.strip_prefix('-')) else { return false };
-    let rest = rest.split(".broken-").next().unwrap_or(rest);
-    rest == "main"
-        || rest.strip_prefix("task-").is_some_and(|n| n.split('-').all(|p| p.parse::<u32>().is_ok()))
 }
 
 fn refuse_dirty(worktrees: &[PathBuf]) -> Result<(), EngineError> {
@@ -158,21 +120,6 @@ fn refuse_unmerged(repo: &Repo, base: Option<&str>, branches: &[String]) -> Resu
     } else {
         Err(EngineError::UnmergedBranches { base: base.unwrap_or("its base").to_owned(), branches: unmerged })
     }
-}
-
-fn remove_run_worktree(repo: &Repo, worktree: &Path) -> Result<(), EngineError> {
-    let registered =
-        git::list_worktrees(repo.root())?.iter().any(|e| super::prepare::same_path(&e.path, worktree));
-    if registered {
-        git::remove_worktree(repo.root(), worktree, true)?;
-    }
-    if worktree.exists() {
-        std::fs::remove_dir_all(worktree).map_err(|source| EngineError::Io {
-            context: format!("removing {}", worktree.display()),
-            source,
-        })?;
-    }
-    Ok(())
 }
 
 /// Removes the run's state folder. The run lock file inside it is still held by this process;

@@ -1,11 +1,14 @@
+//! Why a run could not start or go on, and — in one exhaustive match — what kind of failure each
+//! reason is and the next thing to try. A new variant does not compile until it is classified.
+
 use std::path::PathBuf;
 
+use crate::agent::ResolveError;
 use crate::git::GitError;
 use crate::plan::PlanError;
 use crate::spice::SpiceError;
 use crate::store::{LockError, ManifestError};
 
-/// Why a run could not start or go on. Each variant's `hint` is the next command to try.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     #[error(transparent)]
@@ -16,7 +19,7 @@ pub enum EngineError {
     Spice(#[from] SpiceError),
     #[error(transparent)]
     Manifest(#[from] ManifestError),
-    #[error("run {run_id} is already running (process {holder})")]
+    #[error("run {run_id} is active (process {holder})")]
     RunLocked { run_id: String, holder: String },
     #[error(transparent)]
     Lock(LockError),
@@ -34,8 +37,6 @@ pub enum EngineError {
     WrongBranch { path: PathBuf, branch: String, expected: Option<String> },
     #[error("{path} has changes the run cannot explain: {}", files.join(", "))]
     DirtyWorktree { path: PathBuf, files: Vec<String> },
-    #[error("run {run_id} is active (process {holder})")]
-    RunActive { run_id: String, holder: String },
     #[error("{}", describe_dirty(dirty))]
     DirtyWorktrees { dirty: Vec<(PathBuf, Vec<String>)> },
     #[error("these branches are not merged into {base}: {}", branches.join(", "))]
@@ -48,80 +49,144 @@ pub enum EngineError {
     UnsupportedRemote { detail: String },
     #[error("git-spice is not logged in to the forge: {detail}")]
     NotLoggedIn { detail: String },
-    #[error("the agent is Claude Code, but `claude` is not on PATH")]
-    ClaudeUnavailable,
+    #[error(transparent)]
+    Agent(#[from] ResolveError),
     #[error("linearizing phase {phase}: moving {branch} onto {onto} failed: {detail}")]
     Linearize { phase: usize, branch: String, onto: String, detail: String },
     #[error("the stack is not linear after phase {phase}: {detail}")]
     NotLinear { phase: usize, detail: String },
-    #[error("all {slots} wt worker slots are out to other tasks ({})", holders.join(", "))]
-    NoWorkerSlot { run_id: String, slots: usize, holders: Vec<String> },
     #[error("{context}: {source}")]
     Io { context: String, source: std::io::Error },
 }
 
+/// What kind of failure an error is; the CLI turns each into one documented exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// A task, its verify or the stacking failed; nothing was lost.
+    RunFailed,
+    /// The command line or the plan is wrong; nothing was changed.
+    BadInput,
+    /// Something the run needs is missing or in the way: a repository, a branch, a tool.
+    Environment,
+    /// Another process holds what was asked for.
+    Busy,
+    /// Refused to remove something that holds work.
+    Refused,
+    /// git, git-spice or the file system failed unexpectedly.
+    Internal,
+}
+
 impl EngineError {
-    pub fn hint(&self) -> Option<String> {
-        Some(match self {
-            EngineError::Plan(err) => err.fix.clone(),
-            EngineError::RunLocked { .. } => "wait for it to finish, or watch it with `wt status`".into(),
-            EngineError::NoBaseBranch { .. } => {
-                "check a branch out in the main checkout, set base = \"<branch>\" under [run], or pass --base".into()
-            }
-            EngineError::MissingBase { .. } => {
-                "create the branch, or name an existing one with base = \"…\" under [run] or --base".into()
-            }
+    /// The kind of this error and the next thing to try, decided together.
+    pub fn explain(&self) -> (ErrorKind, Option<String>) {
+        use ErrorKind::*;
+        match self {
+            EngineError::Plan(err) => (BadInput, Some(err.fix.clone())),
+            EngineError::Git(err) => explain_git(err),
+            EngineError::Spice(err) => explain_spice(err),
+            EngineError::Manifest(_) | EngineError::Lock(_) | EngineError::Io { .. } => (Internal, None),
+            EngineError::NotLinear { .. } => (Internal, None),
+            EngineError::RunLocked { run_id, holder } => (
+                Busy,
+                Some(format!("wait for process {holder} to finish (`wt status {run_id}` shows the run), then try again")),
+            ),
+            EngineError::NoBaseBranch { .. } => (
+                Environment,
+                Some("check a branch out in the main checkout, set base = \"<branch>\" under [run], or pass --base".into()),
+            ),
+            EngineError::MissingBase { .. } => (
+                Environment,
+                Some("create the branch, or name an existing one with base = \"…\" under [run] or --base".into()),
+            ),
             EngineError::NotAWorktree { path } => {
-                format!("move {} out of the way (it is not wt's), then run again", path.display())
+                (Environment, Some(format!("move {} out of the way (it is not wt's), then run again", path.display())))
             }
-            EngineError::PlanChanged { run_id, .. } => format!(
-                "resume with the changed plan: add --force-plan (unchanged verified tasks are kept); \
-                 or start a separate run with another --run-id; or remove this one with `wt cleanup {run_id}`"
+            EngineError::PlanChanged { run_id, .. } => (
+                BadInput,
+                Some(format!(
+                    "resume with the changed plan: add --force-plan (unchanged verified tasks are kept); \
+                     or start a separate run with another --run-id; or remove this one with `wt cleanup {run_id}`"
+                )),
             ),
             EngineError::BranchTaken { .. } => {
-                "rename or delete that branch, or run the plan under another --run-id".into()
+                (Environment, Some("rename or delete that branch, or run the plan under another --run-id".into()))
             }
-            EngineError::WrongBranch { path, expected, .. } => match expected {
-                Some(expected) => format!("check the run's branch out again: git -C {} checkout {expected}", path.display()),
-                None => format!("detach it again: git -C {} checkout --detach", path.display()),
-            },
-            EngineError::DirtyWorktree { path, .. } => format!(
-                "commit them on their branch or stash them (git -C {} stash --include-untracked), then run again",
-                path.display()
+            EngineError::WrongBranch { path, expected, .. } => (
+                Environment,
+                Some(match expected {
+                    Some(expected) => {
+                        format!("check the run's branch out again: git -C {} checkout {expected}", path.display())
+                    }
+                    None => format!("detach it again: git -C {} checkout --detach", path.display()),
+                }),
             ),
-            EngineError::RunActive { run_id, .. } => {
-                format!("wait for it to end (`wt status {run_id}`), then clean it up")
-            }
-            EngineError::DirtyWorktrees { .. } => {
-                "commit or save those files first, or pass --force to remove them with the worktree".into()
-            }
-            EngineError::UnmergedBranches { .. } => {
-                "keep the branches (leave out --delete-branches), or pass --force to delete them anyway".into()
-            }
-            EngineError::NoSuchRun { .. } => "`wt status` lists the runs of this repository".into(),
-            EngineError::NoWorkerSlot { run_id, .. } => format!(
-                "run `wt step {run_id} --json` again when those subagents have returned; `wt status` shows the runs, \
-                 `wt cleanup <runId>` frees an abandoned run's slots"
+            EngineError::DirtyWorktree { path, .. } => (
+                Environment,
+                Some(format!(
+                    "commit them on their branch or stash them (git -C {} stash --include-untracked), then run again",
+                    path.display()
+                )),
             ),
-            EngineError::NotDone { run_id } => format!("finish it first: `wt resume {run_id}`"),
-            EngineError::UnsupportedRemote { .. } => {
-                "to only push the branches, pass --no-publish; or set `git config spice.forge.kind <forge>` for a \
-                 forge behind an alias"
-                    .into()
+            EngineError::DirtyWorktrees { .. } => (
+                Refused,
+                Some("commit or save those files first, or pass --force to remove them with the worktree".into()),
+            ),
+            EngineError::UnmergedBranches { .. } => (
+                Refused,
+                Some("keep the branches (leave out --delete-branches), or pass --force to delete them anyway".into()),
+            ),
+            EngineError::NoSuchRun { .. } => (BadInput, Some("`wt status` lists the runs of this repository".into())),
+            EngineError::NotDone { run_id } => (Environment, Some(format!("finish it first: `wt resume {run_id}`"))),
+            EngineError::UnsupportedRemote { .. } => (
+                Environment,
+                Some(
+                    "to only push the branches, pass --no-publish; or set `git config spice.forge.kind <forge>` for \
+                     a forge behind an alias"
+                        .into(),
+                ),
+            ),
+            EngineError::NotLoggedIn { .. } => {
+                (Environment, Some("log in once with `git-spice auth login`, then submit again".into()))
             }
-            EngineError::NotLoggedIn { .. } => "log in once with `git-spice auth login`, then submit again".into(),
-            EngineError::ClaudeUnavailable => "install Claude Code (npm install -g @anthropic-ai/claude-code), or give \
-                 each task a `run` command (kind = \"script\"), or pass --agent-command '<cmd>'"
-                .into(),
-            EngineError::Linearize { .. } => {
-                "the tasks' branches are kept; resolve the overlap between them by hand, then run the plan again"
-                    .into()
-            }
-            EngineError::Spice(SpiceError::NotFound | SpiceError::NotGitSpice { .. } | SpiceError::TooOld { .. }) => {
-                "scripts/demo and scripts/test install it into ~/.cache/spectacular-tools".into()
-            }
-            _ => return None,
-        })
+            EngineError::Agent(ResolveError::Plan(err)) => (BadInput, Some(err.fix.clone())),
+            EngineError::Agent(ResolveError::ClaudeUnavailable) => (
+                Environment,
+                Some(
+                    "install Claude Code (npm install -g @anthropic-ai/claude-code), or give each task a `run` \
+                     command (kind = \"script\"), or pass --agent-command '<cmd>'"
+                        .into(),
+                ),
+            ),
+            EngineError::Linearize { .. } => (
+                RunFailed,
+                Some(
+                    "the tasks' branches are kept; resolve the overlap between them by hand, then run the plan again"
+                        .into(),
+                ),
+            ),
+        }
+    }
+}
+
+fn explain_git(err: &GitError) -> (ErrorKind, Option<String>) {
+    match err {
+        GitError::NotARepository { .. } => {
+            (ErrorKind::Environment, Some("run wt inside a git repository, or pass -C <repo>".into()))
+        }
+        GitError::Bare { .. } => {
+            (ErrorKind::Environment, Some("clone it with a working tree, then run wt there".into()))
+        }
+        GitError::Read(_) | GitError::Command(_) | GitError::Io { .. } => (ErrorKind::Internal, None),
+    }
+}
+
+fn explain_spice(err: &SpiceError) -> (ErrorKind, Option<String>) {
+    match err {
+        SpiceError::NotFound | SpiceError::NotGitSpice { .. } | SpiceError::TooOld { .. } => (
+            ErrorKind::Environment,
+            Some("scripts/demo and scripts/test install it into ~/.cache/spectacular-tools".into()),
+        ),
+        SpiceError::Command(_) | SpiceError::Output { .. } => (ErrorKind::Internal, None),
     }
 }
 

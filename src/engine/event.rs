@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::plan::Strategy;
+use crate::plan::{Strategy, TaskId};
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -22,24 +22,24 @@ pub enum Event {
         tasks: usize,
     },
     TaskStarted {
-        task: String,
+        task: TaskId,
         name: String,
         branch: String,
         worktree: PathBuf,
     },
     TaskActivity {
-        task: String,
+        task: TaskId,
         activity: Activity,
         #[serde(skip_serializing_if = "Option::is_none")]
         detail: Option<String>,
     },
     TaskSkipped {
-        task: String,
+        task: TaskId,
         name: String,
         reason: String,
     },
     TaskFinished {
-        task: String,
+        task: TaskId,
         name: String,
         ok: bool,
         error: Option<String>,
@@ -88,7 +88,7 @@ impl Activity {
 /// One branch of the finished stack, bottom first.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct StackEntry {
-    pub task: String,
+    pub task: TaskId,
     pub name: String,
     pub branch: String,
     pub commit: String,

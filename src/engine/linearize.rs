@@ -4,7 +4,9 @@
 
 use super::EngineError;
 use super::event::Event;
+use super::journal::Step;
 use super::run::Run;
+use super::stack::check_stack_through;
 use crate::git;
 use crate::plan::Phase;
 use crate::store::PhaseState;
@@ -24,7 +26,7 @@ pub fn linearize_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> Result
         let mut below = phase_base;
         for branch in &branches {
             if below != phase_base {
-                ws.journal.step("upstack-onto", branch, || {
+                ws.journal.step(Step::UpstackOnto, branch, || {
                     ws.spice.upstack_onto(&main, branch, below).map_err(|err| {
                         // Leave the main worktree as it was before the failed move; an aborted
                         // rebase leaves the branch where it was.
@@ -41,10 +43,10 @@ pub fn linearize_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> Result
             below = branch;
         }
         if git::current_branch(&main)?.as_deref() != Some(below) {
-            ws.journal.step("checkout-top", below, || Ok(git::switch(&main, below)?))?;
+            ws.journal.step(Step::CheckoutTop, below, || Ok(git::switch(&main, below)?))?;
         }
     }
-    super::check_stack_through(run, phase.number)
+    check_stack_through(run, phase.number)
 }
 
 /// A branch checked out in another worktree cannot be rebased (and restacks skip it silently),
@@ -60,8 +62,9 @@ fn release_branches(run: &Run, phase: &Phase) -> Result<(), EngineError> {
         let changed = git::status_paths(&worktree)?;
         if changed.is_empty() {
             let target = task.id.to_string();
-            ws.journal
-                .step("release", &target, || Ok(git::remove_worktree(ws.repo.root(), &worktree, false)?))?;
+            ws.journal.step(Step::Release, &target, || {
+                Ok(git::remove_worktree(ws.repo.root(), &worktree, false)?)
+            })?;
             continue;
         }
         if git::current_branch(&worktree)?.is_some() {

@@ -8,10 +8,11 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use super::EngineError;
 use super::event::{Activity, Event};
+use super::placement::place_in_own_worktree;
 use super::run::Run;
-use super::sequential::{record_outcome, report_progress, skipped};
-use super::task::{Progress, TaskOutcome, execute_task, place_in_own_worktree};
+use super::task::{Progress, TaskOutcome, execute_task};
 use super::workspace::Workspace;
+use crate::agent::Agent;
 use crate::plan::{Phase, Task, TaskId};
 use crate::store::TaskState;
 
@@ -31,12 +32,16 @@ enum Report {
 }
 
 /// Runs the phase's unfinished tasks; returns whether every task of the phase is verified.
-pub fn run_parallel_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<bool, EngineError> {
+pub fn run_parallel_phase(
+    run: &mut Run,
+    agent: &Agent,
+    phase: &Phase,
+    phase_base: &str,
+) -> Result<bool, EngineError> {
     let mut pending = Vec::new();
     for task in &phase.tasks {
-        let record = run.manifest.task(task.id);
-        if record.is_some_and(|record| record.state == TaskState::Verified) {
-            run.emit(skipped(task));
+        if run.task_state(task.id) == TaskState::Verified {
+            run.skip_verified(task);
         } else {
             pending.push(task.clone());
         }
@@ -44,36 +49,34 @@ pub fn run_parallel_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> Res
     let mut claimed = Vec::with_capacity(pending.len());
     for task in pending {
         // A task no agent has started on has nothing in its worktree but a checkout.
-        let fresh = run.manifest.task(task.id).is_none_or(|record| record.state == TaskState::Pending);
+        let fresh = run.task_state(task.id) == TaskState::Pending;
         let base_commit = run.claim_task(&task, phase_base)?;
         claimed.push((task, Claim { base_commit, fresh }));
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .map_err(|source| EngineError::Io { context: "starting the task scheduler".into(), source })?;
-    runtime.block_on(coordinate(run, claimed, phase_base))?;
-    Ok(phase
-        .tasks
-        .iter()
-        .all(|task| run.manifest.task(task.id).is_some_and(|r| r.state == TaskState::Verified)))
+    runtime.block_on(coordinate(run, agent, claimed, phase_base))?;
+    Ok(phase.tasks.iter().all(|task| run.task_state(task.id) == TaskState::Verified))
 }
 
 async fn coordinate(
     run: &mut Run<'_>,
+    agent: &Agent,
     pending: Vec<(Task, Claim)>,
     phase_base: &str,
 ) -> Result<(), EngineError> {
     let (sender, mut reports) = mpsc::unbounded_channel();
     let slots = Arc::new(Semaphore::new(run.max_parallel.max(1)));
     for (task, claim) in pending.iter().cloned() {
-        let (ws, sender, slots, phase_base) =
-            (run.ws.clone(), sender.clone(), slots.clone(), phase_base.to_owned());
+        let (ws, agent, sender, slots, phase_base) =
+            (run.ws.clone(), agent.clone(), sender.clone(), slots.clone(), phase_base.to_owned());
         tokio::spawn(async move {
             let Ok(_slot) = slots.acquire_owned().await else { return };
             let id = task.id;
             let worker_sender = sender.clone();
             let joined = tokio::task::spawn_blocking(move || {
-                run_worker(&ws, &task, &phase_base, &claim, &worker_sender)
+                run_worker(&ws, &agent, &task, &phase_base, &claim, &worker_sender)
             })
             .await;
             let result = joined
@@ -85,26 +88,22 @@ async fn coordinate(
     while let Some(report) = reports.recv().await {
         match report {
             Report::Prepared(id, recorded) => {
-                run.update_task(id, |record| {
-                    record.state = TaskState::Running;
-                    record.pid = Some(std::process::id());
-                    record.error = None;
-                })?;
+                run.start_task(id)?;
                 let _ = recorded.send(());
                 if let Some((task, _)) = pending.iter().find(|(task, _)| task.id == id) {
                     run.emit(Event::TaskStarted {
-                        task: id.to_string(),
+                        task: id,
                         name: task.name.clone(),
                         branch: task.branch.clone(),
                         worktree: run.ws.task_worktree(id),
                     });
                 }
             }
-            Report::Progress(id, progress) => report_progress(run, id, progress),
+            Report::Progress(id, progress) => run.report_progress(id, progress),
             Report::Finished(id, result) => {
                 let outcome = result.unwrap_or_else(|err| TaskOutcome::Failed(err.to_string()));
                 let Some((task, _)) = pending.iter().find(|(task, _)| task.id == id) else { continue };
-                record_outcome(run, task, outcome)?;
+                run.record_outcome(task, outcome)?;
             }
         }
     }
@@ -113,6 +112,7 @@ async fn coordinate(
 
 fn run_worker(
     ws: &Workspace,
+    agent: &Agent,
     task: &Task,
     phase_base: &str,
     claim: &Claim,
@@ -126,7 +126,7 @@ fn run_worker(
     if acknowledged.blocking_recv().is_err() {
         return Ok(TaskOutcome::Failed("the run stopped before the task's agent could start".into()));
     }
-    execute_task(ws, task, &worktree, &claim.base_commit, &mut |progress| {
+    execute_task(ws, agent, task, &worktree, &claim.base_commit, &mut |progress| {
         let _ = reports.send(Report::Progress(task.id, progress));
     })
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::EngineError;
 use super::event::Event;
-use super::journal::Journal;
+use super::journal::{Journal, Step};
 use super::run::Run;
 use crate::git;
 use crate::plan::Strategy;
@@ -28,7 +28,7 @@ pub fn reconcile(run: &mut Run) -> Result<(), EngineError> {
         for task in phase.tasks.iter().filter(|t| t.state == TaskState::Running) {
             run.emit(notice(format!(
                 "task {} ({}) was interrupted; it runs again on {}",
-                task.number, task.name, task.branch
+                task.id, task.name, task.branch
             )));
         }
     }
@@ -43,13 +43,13 @@ fn notice(message: String) -> Event {
 /// would mix their changes. Wait until it ends (its pid is checked against its working folder,
 /// so a recycled pid is not mistaken for it).
 fn wait_for_orphan_agents(run: &mut Run) {
-    let orphans: Vec<(String, u32, std::path::PathBuf)> = run
+    let orphans: Vec<(crate::plan::TaskId, u32, std::path::PathBuf)> = run
         .manifest
         .phases
         .iter()
         .flat_map(|p| &p.tasks)
         .filter(|t| t.state == TaskState::Running)
-        .filter_map(|t| Some((t.number.clone(), t.agent_pid?, t.worktree.clone())))
+        .filter_map(|t| Some((t.id, t.agent_pid?, t.worktree.clone())))
         .filter(|(_, pid, worktree)| agent_alive(*pid, worktree))
         .collect();
     for (task, pid, worktree) in orphans {
@@ -116,7 +116,7 @@ fn forget_vanished_branches(run: &mut Run) -> Result<(), EngineError> {
         let phase = &mut run.manifest.phases[p];
         phase.state = PhaseState::Pending;
         let task = &mut phase.tasks[t];
-        let message = format!("branch {} of task {} is gone; the task runs again", task.branch, task.number);
+        let message = format!("branch {} of task {} is gone; the task runs again", task.branch, task.id);
         task.state = TaskState::Pending;
         task.base_commit = None;
         task.error = None;
@@ -133,7 +133,7 @@ fn abort_interrupted_rebase(run: &mut Run) -> Result<(), EngineError> {
         return Ok(());
     }
     let _repo_lock = run.ws.repo_lock()?;
-    run.ws.journal.step("rebase-abort", &main.to_string_lossy(), || Ok(git::abort_rebase(&main)?))?;
+    run.ws.journal.step(Step::RebaseAbort, &main.to_string_lossy(), || Ok(git::abort_rebase(&main)?))?;
     run.emit(notice(format!(
         "aborted the interrupted rebase in {}; stacking starts that move again",
         main.display()
@@ -175,7 +175,7 @@ pub fn check_main_worktree(manifest: &RunManifest) -> Result<(), EngineError> {
 /// Only then (the journal shows a branch-create cut short) is git-spice asked.
 fn track_untracked_branches(run: &mut Run) -> Result<(), EngineError> {
     let interrupted = Journal::unfinished(&run.ws.layout.events(&run.ws.run_id));
-    if !interrupted.iter().any(|(step, _)| step == "branch-create") {
+    if !interrupted.iter().any(|(step, _)| *step == Step::BranchCreate) {
         return Ok(());
     }
     let mut claimed = Vec::new();
@@ -208,7 +208,7 @@ fn track_untracked_branches(run: &mut Run) -> Result<(), EngineError> {
         let _repo_lock = run.ws.repo_lock()?;
         run.ws
             .journal
-            .step("branch-track", &branch, || Ok(run.ws.spice.branch_track(&main, &branch, &below)?))?;
+            .step(Step::BranchTrack, &branch, || Ok(run.ws.spice.branch_track(&main, &branch, &below)?))?;
         run.emit(notice(format!("git-spice did not know {branch}; it now tracks it on {below}")));
     }
     Ok(())

@@ -6,11 +6,20 @@ use std::path::Path;
 
 use super::EngineError;
 use super::event::StackEntry;
+use super::run::Run;
 use super::workspace::Workspace;
 use crate::git::Repo;
 use crate::plan::Plan;
 use crate::spice::Spice;
 use crate::spice::state;
+
+/// Checks that the stack from the base through `phase`'s last task is linear in plan order
+/// (one pass over git-spice's state covers the whole chain).
+pub fn check_stack_through(run: &Run, phase: usize) -> Result<(), EngineError> {
+    let branches = run.plan.phases.iter().take(phase).flat_map(|p| &p.tasks).map(|t| t.branch.as_str());
+    let chain = std::iter::once(run.manifest.base.as_str()).chain(branches);
+    check_linear(&run.ws, phase, chain)
+}
 
 /// Checks that each branch after the first sits directly on the one before it and needs no
 /// restack: from git-spice's state ref and the commits when its layout is known (no process),
@@ -87,7 +96,7 @@ pub fn stack_entries(ws: &Workspace, plan: &Plan, base: &str) -> Result<Vec<Stac
         let Some(commit) = ws.repo.branch_commit(&task.branch)? else { break };
         let commits = if below.is_empty() { 0 } else { ws.repo.count_commits(&below, &commit)? };
         entries.push(StackEntry {
-            task: task.id.to_string(),
+            task: task.id,
             name: task.name.clone(),
             branch: task.branch.clone(),
             commit: commit[..commit.len().min(12)].to_owned(),

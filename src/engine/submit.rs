@@ -4,11 +4,13 @@
 use serde::Serialize;
 
 use super::EngineError;
+use super::run::{load_run, lock_run};
 use super::workspace::main_worktree_path;
 use crate::git::Repo;
+use crate::plan::TaskId;
 use crate::process::ProcessError;
 use crate::spice::{Spice, SpiceError, SubmitOptions};
-use crate::store::{FileLock, LockError, RunManifest, RunState, StateLayout};
+use crate::store::{FileLock, RunState, StateLayout};
 
 pub struct SubmitRequest {
     pub run_id: String,
@@ -20,7 +22,7 @@ pub struct SubmitRequest {
 /// A branch of the submitted stack, bottom first, with its change request when one exists.
 #[derive(Debug, Clone, Serialize)]
 pub struct SubmittedBranch {
-    pub task: String,
+    pub task: TaskId,
     pub branch: String,
     pub change: Option<String>,
     pub url: Option<String>,
@@ -28,18 +30,11 @@ pub struct SubmittedBranch {
 
 pub fn submit(repo: &Repo, request: &SubmitRequest) -> Result<Vec<SubmittedBranch>, EngineError> {
     let layout = StateLayout::new(repo.common_dir());
-    let path = layout.manifest(&request.run_id);
-    if !path.exists() {
-        return Err(EngineError::NoSuchRun { run_id: request.run_id.clone(), root: repo.root().to_owned() });
-    }
-    let manifest = RunManifest::load(&path)?;
+    let manifest = load_run(repo, &request.run_id)?;
     if manifest.state != RunState::Done {
         return Err(EngineError::NotDone { run_id: request.run_id.clone() });
     }
-    let _run_lock = FileLock::try_acquire(&layout.run_lock(&request.run_id)).map_err(|err| match err {
-        LockError::Held { holder, .. } => EngineError::RunActive { run_id: request.run_id.clone(), holder },
-        other => other.into(),
-    })?;
+    let _run_lock = lock_run(&layout, &request.run_id)?;
     let spice = Spice::discover()?;
     let main = main_worktree_path(repo, &request.run_id);
     {
@@ -53,7 +48,7 @@ pub fn submit(repo: &Repo, request: &SubmitRequest) -> Result<Vec<SubmittedBranc
         .map(|task| {
             let change = logged.iter().find(|b| b.name == task.branch).and_then(|b| b.change.clone());
             SubmittedBranch {
-                task: task.number.clone(),
+                task: task.id,
                 branch: task.branch.clone(),
                 change: change.as_ref().map(|c| c.id.clone()),
                 url: change.and_then(|c| c.url),

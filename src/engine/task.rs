@@ -2,12 +2,14 @@
 //! Runs on a worker thread for parallel phases, so it touches no shared state: it reports.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::EngineError;
 use super::event::Activity;
+use super::journal::Step;
+use super::transcript::Follower;
 use super::workspace::Workspace;
-use crate::agent::{TaskContext, claude_activity, claude_settings, render_prompt, with_task_env};
+use crate::agent::{Agent, TaskContext, render_prompt, with_task_env};
 use crate::git;
 use crate::plan::{Task, commit_message};
 use crate::process::{Cmd, ExitDescription};
@@ -16,7 +18,7 @@ use crate::process::{Cmd, ExitDescription};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Progress {
     Activity(Activity),
-    /// What the agent is doing now (from a Claude Code transcript).
+    /// What the agent is doing now (from its transcript).
     Detail(String),
     /// The agent process started (Some) or ended (None).
     AgentPid(Option<u32>),
@@ -28,90 +30,84 @@ pub enum TaskOutcome {
     Failed(String),
 }
 
-/// Where a task's prompt, log, transcript and Claude Code settings go in the run's state.
-struct TaskFiles {
-    prompt_file: std::path::PathBuf,
-    log: std::path::PathBuf,
-    transcript: std::path::PathBuf,
-    settings: std::path::PathBuf,
+/// The task's prompt, written to its file in the run's state (with the folders of every file the
+/// task keeps there).
+struct Prompt {
+    file: PathBuf,
+    text: String,
 }
 
-impl TaskFiles {
-    /// The paths, with their folders made.
-    fn of(ws: &Workspace, task: &Task) -> Result<TaskFiles, EngineError> {
+impl Prompt {
+    fn write(ws: &Workspace, task: &Task, worktree: &Path) -> Result<Prompt, EngineError> {
         let (run_id, id) = (&ws.run_id, task.id);
-        let files = TaskFiles {
-            prompt_file: ws.layout.prompt(run_id, id),
-            log: ws.layout.task_log(run_id, id),
-            transcript: ws.layout.transcript(run_id, id),
-            settings: ws.layout.claude_settings(run_id, id),
-        };
-        for path in [&files.prompt_file, &files.log, &files.transcript, &files.settings] {
+        let file = ws.layout.prompt(run_id, id);
+        let state_files = [ws.layout.task_log(run_id, id), ws.layout.transcript(run_id, id), file.clone()];
+        for path in state_files.iter().chain([&ws.layout.claude_settings(run_id, id)]) {
             if let Some(dir) = path.parent() {
                 std::fs::create_dir_all(dir)
                     .map_err(|source| io("creating the run's state folders", source))?;
             }
         }
-        Ok(files)
+        let text = render_prompt(ws.feature.as_deref(), task, worktree);
+        std::fs::write(&file, &text).map_err(|source| io("writing the task prompt", source))?;
+        Ok(Prompt { file, text })
+    }
+
+    fn context<'a>(&'a self, ws: &'a Workspace, task: &'a Task, worktree: &'a Path) -> TaskContext<'a> {
+        TaskContext {
+            run_id: &ws.run_id,
+            task,
+            worktree,
+            prompt_file: &self.file,
+            prompt: &self.text,
+            layout: &ws.layout,
+            wt_exe: &ws.wt_exe,
+        }
     }
 }
 
-/// Runs `task` in `worktree`, whose branch started at `base_commit`.
+/// Runs `task` with `agent` in `worktree`, whose branch started at `base_commit`.
 pub fn execute_task(
     ws: &Workspace,
+    agent: &Agent,
     task: &Task,
     worktree: &Path,
     base_commit: &str,
     report: &mut dyn FnMut(Progress),
 ) -> Result<TaskOutcome, EngineError> {
-    let target = task.id.to_string();
-    let TaskFiles { prompt_file, log, transcript, settings } = TaskFiles::of(ws, task)?;
-    let prompt = render_prompt(ws.feature.as_deref(), task, worktree);
-    std::fs::write(&prompt_file, &prompt).map_err(|source| io("writing the task prompt", source))?;
-    if matches!(ws.agent, crate::agent::Agent::Claude(_)) {
-        let rules = ws.layout.guard_rules(&ws.run_id);
-        let text = claude_settings(&ws.wt_exe, worktree, &task.branch, &rules);
-        crate::store::write_atomic(&settings, text.as_bytes())
-            .map_err(|source| io("writing the Claude Code settings", source))?;
-    }
-    let context = TaskContext { run_id: &ws.run_id, task, worktree, prompt_file: &prompt_file };
-    let Some(agent) = ws.agent.command(&context, &prompt, &settings) else {
-        return finish_task(ws, task, worktree, base_commit, report);
-    };
+    let prompt = Prompt::write(ws, task, worktree)?;
+    let context = prompt.context(ws, task, worktree);
+    let log = context.log();
+    let launch = agent.launch(&context).map_err(|source| io("preparing the agent", source))?;
     report(Progress::Activity(Activity::Agent));
-    log_line(&log, &format!("agent: {}", agent.display()))?;
-    let stdout = if matches!(ws.agent, crate::agent::Agent::Claude(_)) { &transcript } else { &log };
+    log_line(&log, &format!("agent: {}", launch.cmd.display()))?;
     let timeout = task.timeout.or(ws.timeout);
-    let finished = ws.journal.step("agent", &target, || {
-        let started = agent.start_to_files(stdout, &log);
+    let finished = ws.journal.step(Step::Agent, &task.id.to_string(), || {
+        let started = launch.cmd.start_to_files(&launch.stdout, &log);
         let Ok(started) = started else { return Ok(started.map(|_| None)) };
         report(Progress::AgentPid(started.pid()));
-        let mut follower = TranscriptFollower::new(&transcript);
+        let mut follower = Follower::new(&launch.stdout);
         Ok(started.wait_watching(timeout, &mut || {
-            if let Some(detail) = follower.latest_activity() {
+            if let Some(detail) = follower.latest(|line| agent.activity(line)) {
                 report(Progress::Detail(detail));
             }
         }))
     })?;
     report(Progress::AgentPid(None));
-    match finished {
-        Ok(Some(ExitDescription::Code(0))) => {}
-        Ok(Some(status)) => {
-            return Ok(TaskOutcome::Failed(format!(
-                "the agent {status}; its output is in {}",
-                log.display()
-            )));
-        }
-        Ok(None) => {
-            let limit = timeout.map_or(0, |t| t.as_secs());
-            return Ok(TaskOutcome::Failed(format!(
-                "the agent was stopped after the {limit} s timeout; its work so far is kept in {}",
-                worktree.display()
-            )));
-        }
-        Err(err) => return Ok(TaskOutcome::Failed(err.to_string())),
+    let failure = match finished {
+        Ok(Some(ExitDescription::Code(0))) => None,
+        Ok(Some(status)) => Some(format!("the agent {status}; its output is in {}", log.display())),
+        Ok(None) => Some(format!(
+            "the agent was stopped after the {} s timeout; its work so far is kept in {}",
+            timeout.map_or(0, |t| t.as_secs()),
+            worktree.display()
+        )),
+        Err(err) => Some(err.to_string()),
+    };
+    match failure {
+        Some(failure) => Ok(TaskOutcome::Failed(failure)),
+        None => finish_task(ws, task, worktree, base_commit, report),
     }
-    finish_task(ws, task, worktree, base_commit, report)
 }
 
 /// What follows an agent, wherever it ran (here, or as a Claude Code subagent): commit what it
@@ -124,10 +120,8 @@ pub fn finish_task(
     report: &mut dyn FnMut(Progress),
 ) -> Result<TaskOutcome, EngineError> {
     let target = task.id.to_string();
-    let TaskFiles { prompt_file, log, .. } = TaskFiles::of(ws, task)?;
-    let context = TaskContext { run_id: &ws.run_id, task, worktree, prompt_file: &prompt_file };
     report(Progress::Activity(Activity::Committing));
-    ws.journal.step("commit", &target, || Ok(git::commit_all(worktree, &commit_message(task))?))?;
+    ws.journal.step(Step::Commit, &target, || Ok(git::commit_all(worktree, &commit_message(task))?))?;
     let head = git::head_commit(worktree)?;
     if !task.allow_empty && ws.repo.count_commits(base_commit, &head)? == 0 {
         return Ok(TaskOutcome::Failed(
@@ -136,29 +130,43 @@ pub fn finish_task(
                 .into(),
         ));
     }
-
-    if let Some(verify) = &task.verify {
-        report(Progress::Activity(Activity::Verifying));
-        let cmd = with_task_env(Cmd::new("sh").arg("-c").arg(verify), &context);
-        log_line(&log, &format!("verify: {verify}"))?;
-        match ws.journal.step("verify", &target, || Ok(cmd.run_logged(&log)))? {
-            Ok(ExitDescription::Code(0)) => {}
-            Ok(status) => {
-                return Ok(TaskOutcome::Failed(format!(
-                    "verify `{verify}` {status}; the task's commits are kept; output in {}",
-                    log.display()
-                )));
-            }
-            Err(err) => return Ok(TaskOutcome::Failed(err.to_string())),
+    match &task.verify {
+        Some(verify) => {
+            report(Progress::Activity(Activity::Verifying));
+            run_verify(ws, task, worktree, verify)
         }
-        let leftovers = git::status_paths(worktree)?;
-        if !leftovers.is_empty() {
+        None => Ok(TaskOutcome::Verified),
+    }
+}
+
+fn run_verify(
+    ws: &Workspace,
+    task: &Task,
+    worktree: &Path,
+    verify: &str,
+) -> Result<TaskOutcome, EngineError> {
+    let prompt = Prompt::write(ws, task, worktree)?;
+    let context = prompt.context(ws, task, worktree);
+    let log = context.log();
+    let cmd = with_task_env(Cmd::new("sh").arg("-c").arg(verify), &context);
+    log_line(&log, &format!("verify: {verify}"))?;
+    match ws.journal.step(Step::Verify, &task.id.to_string(), || Ok(cmd.run_logged(&log)))? {
+        Ok(ExitDescription::Code(0)) => {}
+        Ok(status) => {
             return Ok(TaskOutcome::Failed(format!(
-                "verify left uncommitted files in {}: {}; ignore them in .gitignore or clean them up in verify",
-                worktree.display(),
-                leftovers.join(", ")
+                "verify `{verify}` {status}; the task's commits are kept; output in {}",
+                log.display()
             )));
         }
+        Err(err) => return Ok(TaskOutcome::Failed(err.to_string())),
+    }
+    let leftovers = git::status_paths(worktree)?;
+    if !leftovers.is_empty() {
+        return Ok(TaskOutcome::Failed(format!(
+            "verify left uncommitted files in {}: {}; ignore them in .gitignore or clean them up in verify",
+            worktree.display(),
+            leftovers.join(", ")
+        )));
     }
     Ok(TaskOutcome::Verified)
 }
@@ -174,76 +182,4 @@ fn log_line(log: &Path, line: &str) -> Result<(), EngineError> {
 
 fn io(context: &str, source: std::io::Error) -> EngineError {
     EngineError::Io { context: context.to_owned(), source }
-}
-
-/// Readies a sequential task in the run's main worktree: its branch on `below`. The caller has
-/// claimed the task (recorded its base commit).
-pub fn place_in_main(ws: &Workspace, task: &Task, below: &str) -> Result<(), EngineError> {
-    let worktree = ws.main_worktree();
-    let _repo_lock = ws.repo_lock()?;
-    let target = task.id.to_string();
-    ws.journal.step("branch-create", &target, || place_task_branch(ws, &worktree, task, below))
-}
-
-/// Readies a parallel task in its own worktree: the worktree detached at `phase_base` (made,
-/// kept or repaired), and its branch. The caller has claimed the task.
-pub fn place_in_own_worktree(
-    ws: &Workspace,
-    task: &Task,
-    phase_base: &str,
-    may_hold_work: bool,
-) -> Result<(), EngineError> {
-    let worktree = ws.task_worktree(task.id);
-    let target = task.id.to_string();
-    let _repo_lock = ws.repo_lock()?;
-    super::prepare::ensure_worktree(ws, &worktree, phase_base, &target, may_hold_work)?;
-    ws.journal.step("branch-create", &target, || place_task_branch(ws, &worktree, task, phase_base))
-}
-
-/// Creates the task's branch on `below` with git-spice in `worktree` (which it checks out), or
-/// checks out the branch an earlier attempt of this run created. The caller holds the repo lock.
-fn place_task_branch(ws: &Workspace, worktree: &Path, task: &Task, below: &str) -> Result<(), EngineError> {
-    if !ws.repo.branch_exists(&task.branch)? {
-        ws.spice.branch_create(worktree, &task.branch, below)?;
-    } else if git::current_branch(worktree)?.as_deref() != Some(task.branch.as_str()) {
-        git::switch(worktree, &task.branch)?;
-    }
-    Ok(())
-}
-
-/// Whether the task's worktree holds any work since `base_commit`: a commit or a changed file.
-pub fn has_work(ws: &Workspace, worktree: &Path, base_commit: &str) -> Result<bool, EngineError> {
-    if !git::status_paths(worktree)?.is_empty() {
-        return Ok(true);
-    }
-    let head = git::head_commit(worktree)?;
-    Ok(ws.repo.count_commits(base_commit, &head)? > 0)
-}
-
-/// Reads the lines a running Claude Code agent appends to its transcript.
-struct TranscriptFollower<'a> {
-    path: &'a Path,
-    offset: u64,
-    partial: String,
-}
-
-impl<'a> TranscriptFollower<'a> {
-    fn new(path: &'a Path) -> Self {
-        let offset = std::fs::metadata(path).map_or(0, |m| m.len());
-        TranscriptFollower { path, offset, partial: String::new() }
-    }
-
-    /// The activity of the newest complete line that has one.
-    fn latest_activity(&mut self) -> Option<String> {
-        use std::io::{Read, Seek, SeekFrom};
-        let mut file = std::fs::File::open(self.path).ok()?;
-        file.seek(SeekFrom::Start(self.offset)).ok()?;
-        let mut fresh = String::new();
-        let read = file.read_to_string(&mut fresh).ok()?;
-        self.offset += read as u64;
-        self.partial.push_str(&fresh);
-        let complete = self.partial.rfind('\n')?;
-        let lines: String = self.partial.drain(..=complete).collect();
-        lines.lines().rev().find_map(claude_activity)
-    }
 }

@@ -13,6 +13,17 @@ use crate::store::{FileLock, StateLayout};
 /// The folder under the repository root that holds every run's worktrees.
 pub const WORKTREES_DIR: &str = ".worktrees";
 
+/// `.worktrees/<runId>-main`: the run's main worktree, where sequential tasks work and the
+/// stack is checked out.
+pub fn main_worktree_path(repo: &Repo, run_id: &str) -> PathBuf {
+    repo.root().join(WORKTREES_DIR).join(format!("{run_id}-main"))
+}
+
+/// `.worktrees/<runId>-task-<p>-<t>`: a parallel task's worktree.
+pub fn task_worktree_path(repo: &Repo, run_id: &str, id: TaskId) -> PathBuf {
+    repo.root().join(WORKTREES_DIR).join(format!("{run_id}-{}", id.key()))
+}
+
 #[derive(Debug, Clone)]
 pub struct Workspace {
     pub repo: Repo,
@@ -20,9 +31,10 @@ pub struct Workspace {
     pub layout: StateLayout,
     pub run_id: String,
     pub feature: Option<String>,
-    pub agent: Agent,
+    /// The backend wt starts agents with; None when an orchestrator dispatches them (`wt step`).
+    pub agent: Option<Agent>,
     pub journal: Journal,
-    /// This `wt` binary, for the guard hook in the settings of each `claude -p` task.
+    /// This `wt` binary, for the hooks and wrappers that call back into it.
     pub wt_exe: PathBuf,
     /// How long an agent may run when its task sets no timeout.
     pub timeout: Option<std::time::Duration>,
@@ -47,13 +59,4 @@ impl Workspace {
     pub fn lock_reason(&self) -> String {
         format!("spectacular {} pid {}", self.run_id, std::process::id())
     }
-}
-
-pub fn main_worktree_path(repo: &Repo, run_id: &str) -> PathBuf {
-    repo.root().join(WORKTREES_DIR).join(format!("{run_id}-main"))
-}
-
-/// `.worktrees/<runId>-task-<p>-<t>`: a parallel task's worktree.
-pub fn task_worktree_path(repo: &Repo, run_id: &str, id: TaskId) -> PathBuf {
-    repo.root().join(WORKTREES_DIR).join(format!("{run_id}-{}", id.key()))
 }

@@ -12,9 +12,7 @@ pub use workdir::{
     abort_rebase, commit_all, current_branch, detach, head_commit, open_worktree, rebase_in_progress,
     status_paths, switch, worktree_admin_dir,
 };
-pub use worktree::{
-    WorktreeEntry, add_detached, list_worktrees, remove_incomplete_worktree_records, remove_worktree,
-};
+pub use worktree::{add_detached, list_worktrees, remove_incomplete_worktree_records, remove_worktree};
 
 use crate::process::ProcessError;
 

@@ -1,14 +1,14 @@
-//! The guard: a Claude Code PreToolUse hook that keeps an agent inside its worktree. Deciding
-//! never starts a process or scans a repository: it parses, resolves paths and reads at most
-//! one run manifest.
+//! The guard: the policy for one tool call of an agent that must stay inside its worktree (a
+//! Claude Code PreToolUse hook). Deciding never starts a process or scans a repository: it
+//! parses, resolves paths and reads at most the rules file. Which worktree a call belongs to is
+//! the caller's business (`wt guard --root`, `--detect`, or the plugin's worker leases).
 
 mod bash;
 mod commands;
 pub mod decision;
 mod hook;
-pub mod orchestrator;
+mod locate;
 pub mod paths;
-mod route;
 pub mod rules;
 pub mod shell;
 mod vcs;
@@ -16,6 +16,9 @@ mod vcs;
 pub use bash::check_bash;
 pub use decision::Decision;
 pub use hook::{HookInput, Target, decide};
+pub use locate::{common_dir, detect, project_rules_path};
 pub use paths::Worktree;
-pub use route::{Assignment, common_dir, detect, from_agent_type, project_rules_path, run_rules_path};
 pub use rules::GuardConfig;
+
+/// The tools whose calls the guard decides (the matcher of every PreToolUse hook wt registers).
+pub const GUARDED_TOOLS: &str = "Edit|Write|MultiEdit|NotebookEdit|Bash";

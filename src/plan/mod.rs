@@ -23,7 +23,6 @@ pub use model::{
     AgentConfig, AgentKind, Located, Location, Phase, Plan, RunIdOrigin, Strategy, Task, TaskId, branch_name,
     commit_message,
 };
-pub use slug::slugify;
 pub use toml_plan::parse_duration;
 pub use validate::{check_agent_kind, missing_command};
 pub use view::PlanView;

@@ -52,13 +52,26 @@ pub enum AgentKind {
 }
 
 impl AgentKind {
-    pub fn parse(text: &str) -> Option<AgentKind> {
-        match text {
-            "claude" => Some(AgentKind::Claude),
-            "command" => Some(AgentKind::Command),
-            "script" => Some(AgentKind::Script),
-            _ => None,
+    pub const ALL: [AgentKind; 3] = [AgentKind::Claude, AgentKind::Command, AgentKind::Script];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AgentKind::Claude => "claude",
+            AgentKind::Command => "command",
+            AgentKind::Script => "script",
         }
+    }
+
+    pub fn parse(text: &str) -> Option<AgentKind> {
+        AgentKind::ALL.into_iter().find(|kind| kind.name() == text)
+    }
+
+    /// The kinds as a user writes them: `"claude", "command" or "script"` (with `quote`).
+    pub fn list(quote: &str) -> String {
+        let names: Vec<String> =
+            AgentKind::ALL.iter().map(|kind| format!("{quote}{}{quote}", kind.name())).collect();
+        let (last, rest) = names.split_last().expect("AgentKind::ALL is not empty");
+        format!("{} or {last}", rest.join(", "))
     }
 }
 
@@ -137,6 +150,32 @@ impl fmt::Display for TaskId {
     }
 }
 
+impl std::str::FromStr for TaskId {
+    type Err = String;
+
+    /// `P.T`, both numbers from 1.
+    fn from_str(text: &str) -> Result<TaskId, String> {
+        let number = |part: &str| part.parse::<usize>().ok().filter(|n| *n > 0);
+        let parsed =
+            text.split_once('.').and_then(|(p, t)| Some(TaskId { phase: number(p)?, task: number(t)? }));
+        parsed.ok_or_else(|| format!("`{text}` is not a task number like 2.1"))
+    }
+}
+
+/// Records and events write a task as `"P.T"`, as people read it.
+impl Serialize for TaskId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for TaskId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<TaskId, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 impl TaskId {
     /// `task-P-T`, the suffix shared by the task's worktree, branch and state files.
     pub fn key(self) -> String {
@@ -149,6 +188,7 @@ impl Plan {
         self.phases.iter().flat_map(|phase| phase.tasks.iter())
     }
 
+    #[cfg(test)]
     pub fn task(&self, id: TaskId) -> Option<&Task> {
         self.phases.get(id.phase.checked_sub(1)?)?.tasks.get(id.task.checked_sub(1)?)
     }

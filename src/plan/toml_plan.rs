@@ -125,7 +125,7 @@ fn parse_agent(raw: RawAgent, at: &impl Fn(Range<usize>) -> Location) -> Result<
                 return Err(PlanError::at(
                     location,
                     format!("unknown agent kind \"{}\"", kind.get_ref()),
-                    "write kind = \"claude\", \"command\" or \"script\"",
+                    format!("write kind = {}", AgentKind::list("\"")),
                 ));
             };
             Some(Located { value, location })

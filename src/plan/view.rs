@@ -2,11 +2,13 @@
 
 use serde::Serialize;
 
-use super::model::{Plan, Strategy};
+use super::model::{Plan, RunIdOrigin, Strategy};
 
 #[derive(Serialize)]
 pub struct PlanView<'a> {
     pub run_id: &'a str,
+    /// Where the run id came from; a derived one changes when the plan's path or content does.
+    pub run_id_origin: RunIdOrigin,
     pub feature: Option<&'a str>,
     pub base: Option<&'a str>,
     pub phases: Vec<PhaseView<'a>>,
@@ -21,7 +23,7 @@ pub struct PhaseView<'a> {
 
 #[derive(Serialize)]
 pub struct TaskView<'a> {
-    pub number: String,
+    pub number: crate::plan::TaskId,
     pub name: &'a str,
     pub slug: &'a str,
     pub branch: &'a str,
@@ -45,7 +47,7 @@ impl<'a> PlanView<'a> {
                     .tasks
                     .iter()
                     .map(|task| TaskView {
-                        number: task.id.to_string(),
+                        number: task.id,
                         name: &task.name,
                         slug: &task.slug,
                         branch: &task.branch,
@@ -58,6 +60,12 @@ impl<'a> PlanView<'a> {
                     .collect(),
             })
             .collect();
-        PlanView { run_id: &plan.run_id, feature: plan.feature.as_deref(), base, phases }
+        PlanView {
+            run_id: &plan.run_id,
+            run_id_origin: plan.run_id_origin,
+            feature: plan.feature.as_deref(),
+            base,
+            phases,
+        }
     }
 }

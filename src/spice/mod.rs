@@ -8,7 +8,7 @@ pub mod state;
 
 use std::path::{Path, PathBuf};
 
-pub use log::{Change, LoggedBranch};
+pub use log::LoggedBranch;
 
 use crate::process::{Cmd, ProcessError};
 

@@ -17,9 +17,9 @@ impl StateLayout {
         self.root.join("repo.lock")
     }
 
-    /// The lease of one of the plugin's worker slots (`store::slots`).
-    pub fn slot_lease(&self, slot: usize) -> PathBuf {
-        self.root.join("slots").join(format!("wt-worker-{slot}.json"))
+    /// The leases of the plugin's worker slots, one file per slot (`plugin::leases`).
+    pub fn slots_dir(&self) -> PathBuf {
+        self.root.join("slots")
     }
 
     pub fn runs_dir(&self) -> PathBuf {

@@ -112,7 +112,9 @@ pub struct PhaseRecord {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TaskRecord {
-    pub number: String,
+    /// Written as `"number": "P.T"`.
+    #[serde(rename = "number")]
+    pub id: TaskId,
     pub name: String,
     pub branch: String,
     pub worktree: PathBuf,

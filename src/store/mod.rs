@@ -6,7 +6,6 @@ mod events;
 mod layout;
 mod lock;
 mod manifest;
-pub mod slots;
 mod status;
 
 pub use atomic::write_atomic;
@@ -17,7 +16,7 @@ pub use manifest::{
     FORMAT as MANIFEST_FORMAT, ManifestError, Overrides, PhaseRecord, PhaseState, RunManifest, RunState,
     TaskRecord, TaskState,
 };
-pub use status::{LiveState, Runs};
+pub use status::LiveState;
 
 /// A file in this user's cache folder (`$XDG_CACHE_HOME/spectacular`, else
 /// `~/.cache/spectacular`): things worth remembering across repositories, safe to lose.

@@ -72,4 +72,17 @@ impl StateLayout {
         runs.unreadable.sort_by(|a, b| a.0.cmp(&b.0));
         runs
     }
+
+    /// The ids of the readable runs that are in `state` now, sorted.
+    pub fn run_ids_in(&self, state: LiveState) -> Vec<String> {
+        let mut ids: Vec<String> = self
+            .runs()
+            .readable
+            .iter()
+            .filter(|m| LiveState::of(self, m) == state)
+            .map(|m| m.run_id.clone())
+            .collect();
+        ids.sort();
+        ids
+    }
 }

@@ -8,7 +8,7 @@ mod progress;
 use std::io::IsTerminal;
 
 pub use json::JsonSink;
-pub use plain::{PlainSink, describe};
+pub use plain::PlainSink;
 pub use progress::ProgressSink;
 
 use crate::engine::EventSink;

@@ -6,12 +6,13 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 use super::plain::describe;
 use crate::engine::{Event, EventSink};
+use crate::plan::TaskId;
 
 /// A terminal: one live line per running task (number, name, elapsed, activity); everything
 /// else is printed above the live lines.
 pub struct ProgressSink {
     multi: MultiProgress,
-    bars: Mutex<HashMap<String, (ProgressBar, String)>>,
+    bars: Mutex<HashMap<TaskId, (ProgressBar, String)>>,
     style: ProgressStyle,
 }
 
@@ -42,7 +43,7 @@ impl EventSink for ProgressSink {
                 bar.set_prefix(format!("{task} {name}"));
                 bar.set_message("starting");
                 bar.enable_steady_tick(Duration::from_millis(120));
-                bars.insert(task.clone(), (bar, name.clone()));
+                bars.insert(*task, (bar, name.clone()));
             }
             Event::TaskActivity { task, activity, detail } => {
                 let text = detail.clone().unwrap_or_else(|| activity.describe().to_owned());
@@ -50,10 +51,10 @@ impl EventSink for ProgressSink {
                     bar.set_message(text);
                 } else {
                     let bar = self.multi.add(ProgressBar::new_spinner().with_style(self.style.clone()));
-                    bar.set_prefix(task.clone());
+                    bar.set_prefix(task.to_string());
                     bar.set_message(text);
                     bar.enable_steady_tick(Duration::from_millis(120));
-                    bars.insert(task.clone(), (bar, String::new()));
+                    bars.insert(*task, (bar, String::new()));
                 }
             }
             Event::TaskFinished { task, .. } => {

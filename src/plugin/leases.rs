@@ -1,4 +1,4 @@
-//! Leases of the plugin's worker slots: `slots/wt-worker-<k>.json` names the run and task that
+//! Leases of the plugin's worker slots: `<state>/slots/wt-worker-<k>.json` names the run and task that
 //! `wt step` handed slot k to. A lease counts only while the run's manifest agrees (the task is
 //! dispatched and holds that slot), so a lease left behind by a crash or a finished task is free
 //! again without any sweep. Slots are taken under the repository lock.
@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{RunManifest, StateLayout, TaskRecord, TaskState, write_atomic};
-use crate::agent::WORKER_SLOTS;
+use super::workers::{WORKER_SLOTS, worker_name};
 use crate::plan::TaskId;
+use crate::store::{RunManifest, StateLayout, TaskRecord, TaskState, write_atomic};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Lease {
@@ -31,8 +31,13 @@ pub struct Holder {
     pub task: TaskRecord,
 }
 
+/// `slots/wt-worker-<slot>.json`.
+fn lease_file(layout: &StateLayout, slot: usize) -> PathBuf {
+    layout.slots_dir().join(format!("{}.json", worker_name(slot)))
+}
+
 fn read(layout: &StateLayout, slot: usize) -> Option<Lease> {
-    serde_json::from_slice(&std::fs::read(layout.slot_lease(slot)).ok()?).ok()
+    serde_json::from_slice(&std::fs::read(lease_file(layout, slot)).ok()?).ok()
 }
 
 /// The task that holds `slot`, or None when the slot is free.
@@ -68,14 +73,14 @@ fn confirmed(manifest: &RunManifest, slot: usize, lease: Lease) -> Option<Holder
 /// Records that `slot` is leased to `lease` (the caller checked it is free, under the repo lock).
 pub fn lease(layout: &StateLayout, slot: usize, lease: &Lease) -> std::io::Result<()> {
     let bytes = serde_json::to_vec(lease).map_err(std::io::Error::other)?;
-    write_atomic(&layout.slot_lease(slot), &bytes)
+    write_atomic(&lease_file(layout, slot), &bytes)
 }
 
 /// Removes the lease of `slot` if it still names `run_id`'s task `task`.
 pub fn release(layout: &StateLayout, slot: usize, run_id: &str, task: TaskId) -> std::io::Result<()> {
     match read(layout, slot) {
         Some(current) if current.run_id == run_id && current.task_id() == task => {
-            remove(&layout.slot_lease(slot))
+            remove(&lease_file(layout, slot))
         }
         _ => Ok(()),
     }
@@ -86,8 +91,8 @@ pub fn release_run(layout: &StateLayout, run_id: &str) -> std::io::Result<Vec<Pa
     let mut removed = Vec::new();
     for slot in 1..=WORKER_SLOTS {
         if read(layout, slot).is_some_and(|lease| lease.run_id == run_id) {
-            remove(&layout.slot_lease(slot))?;
-            removed.push(layout.slot_lease(slot));
+            remove(&lease_file(layout, slot))?;
+            removed.push(lease_file(layout, slot));
         }
     }
     Ok(removed)

@@ -1,42 +1,10 @@
-//! Which worktree a hook call belongs to, without running git: from the worker slot a subagent
-//! is (`spectacular:wt-worker-<k>`), its lease and the run manifest, or by finding the worktree
-//! that holds `cwd` in git's own records (`--detect`).
+//! Finding a repository and its worktrees from the files git keeps, without running git: the
+//! common git directory of a folder, the worktree that holds a folder (`wt guard --detect`), and
+//! the project's rules file.
 
 use std::path::{Path, PathBuf};
 
 use super::hook::Target;
-use crate::agent::parse_worker_type;
-use crate::store::{StateLayout, slots};
-
-/// A worker's task, as its slot's lease says.
-pub struct Assignment {
-    pub run_id: String,
-    pub target: Target,
-}
-
-/// The task of the worker `agent_type`, from the lease of its slot in `common` (the
-/// repository's git directory, when the call's folder is in one). `Ok(None)`: not one of the
-/// plugin's workers. `Err`: a worker with no task here, which must not run unguarded.
-pub fn from_agent_type(
-    agent_type: &str,
-    common: Option<&Path>,
-    cwd: &Path,
-) -> Result<Option<Assignment>, String> {
-    let Some(slot) = parse_worker_type(agent_type) else { return Ok(None) };
-    let common = common.ok_or_else(|| {
-        format!("{agent_type} is a wt worker, but {} is not inside a repository with wt runs", cwd.display())
-    })?;
-    let holder = slots::holder(&StateLayout::new(common), slot).ok_or_else(|| {
-        format!(
-            "{agent_type} holds no task of a wt run in this repository; dispatch wt workers only as \
-             `wt step <plan|runId> --json` lists them"
-        )
-    })?;
-    Ok(Some(Assignment {
-        run_id: holder.lease.run_id,
-        target: Target { root: holder.task.worktree, branch: Some(holder.task.branch) },
-    }))
-}
 
 /// The worktree holding `cwd`, by the longest match among the repository's worktrees; the main
 /// checkout only when `include_main`.
@@ -88,9 +56,4 @@ pub fn common_dir(dir: &Path) -> Option<PathBuf> {
 /// edit), given the repository's git directory.
 pub fn project_rules_path(common: &Path) -> Option<PathBuf> {
     Some(common.parent()?.join(".spectacular").join("guard.toml"))
-}
-
-/// The rules a run's guard uses, written by the engine into the run's state.
-pub fn run_rules_path(run_id: &str, common: &Path) -> PathBuf {
-    StateLayout::new(common).guard_rules(run_id)
 }

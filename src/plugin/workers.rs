@@ -2,16 +2,13 @@
 //! leases to the tasks it hands out. Claude Code reads agent definitions when a session starts and
 //! announces new ones only on a later turn, so agents written for a run mid-session cannot be
 //! dispatched in the turn that needs them; the plugin's agents exist from the start. The guard
-//! finds a worker's worktree through its slot's lease (`store::slots`).
+//! finds a worker's worktree through its slot's lease (`super::leases`).
 
 /// The plugin's name, which namespaces its agents (`spectacular:wt-worker-1`).
 const PLUGIN: &str = "spectacular";
 
 /// How many worker agents the plugin ships: the most tasks out at once in one repository.
 pub const WORKER_SLOTS: usize = 8;
-
-/// The tools whose calls the guard checks.
-pub const GUARDED_TOOLS: &str = "Edit|Write|MultiEdit|NotebookEdit|Bash";
 
 /// `wt-worker-<slot>`: the agent's name in its file.
 pub fn worker_name(slot: usize) -> String {
@@ -38,6 +35,7 @@ mod tests {
     use std::fmt::Write;
 
     use super::*;
+    use crate::agent::worker_rules;
 
     /// The file `agents/wt-worker-<slot>.md` of the plugin.
     fn render_worker(slot: usize) -> String {
@@ -54,16 +52,48 @@ mod tests {
         let _ = writeln!(text, "---\n");
         text.push_str(
             "You implement one task of a wt run. Your prompt names the task, its worktree (an absolute \
-         path) and its branch, which is already checked out there.\n\n\
-         1. Start every Bash command with `cd <worktree> && `: your shell starts elsewhere.\n\
-         2. Create and edit files only inside the worktree, with absolute paths under it.\n\
-         3. Commit your work on the task's branch (`git add -A && git commit -m …`), or leave it\n   \
-            uncommitted: wt commits what is left.\n\
-         4. Never push, pull, fetch, switch or create branches, rebase, or run git-spice: the engine\n   \
-            stacks the branches and submits them. A guard refuses those calls and says why.\n\
-         5. When done, report what you changed and how you checked it.\n",
+         path) and its branch, which is already checked out there.\n\n",
         );
+        for (number, rule) in worker_rules("<worktree>", "the task's branch").iter().enumerate() {
+            let _ = writeln!(text, "{}. {rule}", number + 1);
+        }
         text
+    }
+
+    const SKILL: &str = "skills/worktree-worker/SKILL.md";
+    const RULES_START: &str = "<!-- The rules: generated from src/agent/rules.rs (SPECTACULAR_BLESS=1 cargo test rewrites them). -->";
+    const RULES_END: &str = "<!-- End of the rules. -->";
+
+    /// The rules section of the worktree-worker skill.
+    fn render_skill_rules() -> String {
+        let mut text = format!("{RULES_START}\n");
+        for rule in worker_rules("<worktree>", "your branch") {
+            let _ = writeln!(text, "- {rule}");
+        }
+        text.push_str(RULES_END);
+        text
+    }
+
+    /// The skill's text with its rules section as rendered now.
+    fn current_skill(text: &str) -> Option<String> {
+        let start = text.find(RULES_START)?;
+        let end = text.find(RULES_END)? + RULES_END.len();
+        Some(format!("{}{}{}", &text[..start], render_skill_rules(), &text[end..]))
+    }
+
+    #[test]
+    fn the_worker_skill_holds_the_rules() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SKILL);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expected = current_skill(&text).unwrap_or_else(|| panic!("{SKILL} has no rules section"));
+        if std::env::var_os("SPECTACULAR_BLESS").is_some() {
+            std::fs::write(&path, &expected).unwrap();
+        }
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            expected,
+            "{SKILL} is stale: run SPECTACULAR_BLESS=1 cargo test"
+        );
     }
 
     #[test]

@@ -3,9 +3,8 @@
 //! command's `allowed-tools` only cover the turn it starts in) without a prompt — and a headless
 //! `claude -p` session is not refused. Anything more than that one command gets no decision.
 
-use super::decision::Decision;
-use super::hook::HookInput;
-use super::shell::{self, Node, RedirectKind};
+use crate::guard::shell::{self, Node, RedirectKind};
+use crate::guard::{Decision, HookInput};
 
 /// The `wt` subcommands an orchestrator runs.
 const ORCHESTRATOR_COMMANDS: &[&str] = &["step", "status"];

@@ -3,9 +3,10 @@
 
 use std::path::Path;
 
-use crate::agent::parse_worker_type;
+use super::leases;
+use super::workers::parse_worker_type;
 use crate::git::{self, Repo};
-use crate::store::{StateLayout, slots};
+use crate::store::StateLayout;
 
 /// The first worker name (`spectacular:wt-worker-<k>`) among the hook input's string fields.
 pub fn worker_name(input: &serde_json::Value) -> Option<String> {
@@ -17,9 +18,9 @@ pub fn worker_name(input: &serde_json::Value) -> Option<String> {
 pub fn refusal(cwd: &Path, name: &str) -> Result<Option<String>, String> {
     let Some(slot) = parse_worker_type(name) else { return Ok(None) };
     let repo = Repo::discover(cwd).map_err(|err| err.to_string())?;
-    let Some(holder) = slots::holder(&StateLayout::new(repo.common_dir()), slot) else { return Ok(None) };
+    let Some(holder) = leases::holder(&StateLayout::new(repo.common_dir()), slot) else { return Ok(None) };
     let task = holder.task;
-    let number = &task.number;
+    let number = task.id;
     let worktree = &task.worktree;
     let changed = git::status_paths(worktree).map_err(|err| err.to_string())?;
     if !changed.is_empty() {

@@ -1,0 +1,92 @@
+//! The Claude Code plugin's side of wt, in one place: the worker slots the plugin ships
+//! (`agents/wt-worker-<k>.md`) and their leases, `wt step` (the phase loop driven by an
+//! orchestrating session's subagents: hand-out, checks, release), and one entry per hook event —
+//! PreToolUse (a worker routed to its task's worktree and guarded; the orchestrator's own
+//! `wt step` approved), SessionStart, and the TeammateIdle / TaskCompleted gates.
+
+mod gate;
+mod leases;
+mod orchestrator;
+mod route;
+mod session;
+mod step;
+mod workers;
+
+use std::path::{Path, PathBuf};
+
+pub use step::{StepOutcome, StepStatus, step};
+
+use crate::engine::{EngineError, ErrorKind};
+use crate::guard::{self, Decision, GuardConfig, HookInput};
+use crate::store::{FileLock, StateLayout};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StepError {
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error("all {slots} wt worker slots are out to other tasks ({})", holders.join(", "))]
+    NoWorkerSlot { run_id: String, slots: usize, holders: Vec<String> },
+}
+
+impl StepError {
+    pub fn explain(&self) -> (ErrorKind, Option<String>) {
+        match self {
+            StepError::Engine(err) => err.explain(),
+            StepError::NoWorkerSlot { run_id, .. } => (
+                ErrorKind::Busy,
+                Some(format!(
+                    "run `wt step {run_id} --json` again when those subagents have returned; `wt status` shows the \
+                     runs, `wt cleanup <runId>` frees an abandoned run's slots"
+                )),
+            ),
+        }
+    }
+}
+
+/// PreToolUse for a call that names no worktree: a wt worker is guarded in its task's worktree
+/// (with `rules`, else the run's rules, else the project's); with `approve_orchestrator`, the main
+/// session's own plain `wt step` / `wt status` is approved; anything else gets no decision.
+/// `Err`: the call must be blocked (a worker with no task).
+pub fn pre_tool_use(
+    input: &HookInput,
+    rules: Option<&Path>,
+    approve_orchestrator: bool,
+) -> Result<Decision, String> {
+    let cwd = input.cwd.as_deref().map(Path::new).unwrap_or(Path::new("/"));
+    let common = guard::common_dir(cwd);
+    let assignment = match &input.agent_type {
+        Some(agent_type) => route::assignment(agent_type, common.as_deref(), cwd)?,
+        None => None,
+    };
+    let Some(assignment) = assignment else {
+        return Ok(if approve_orchestrator { orchestrator::approve(input) } else { Decision::None });
+    };
+    let rules: Option<PathBuf> = rules
+        .map(Path::to_owned)
+        .or(assignment.rules)
+        .or_else(|| common.as_deref().and_then(guard::project_rules_path));
+    let config = match rules {
+        Some(path) => GuardConfig::load_toml(&path)?.unwrap_or_default(),
+        None => GuardConfig::default(),
+    };
+    Ok(guard::decide(input, &assignment.target, &config))
+}
+
+/// SessionStart: the context the session starts with.
+pub fn session_start(dir: &Path) -> String {
+    session::context(dir)
+}
+
+/// TeammateIdle and TaskCompleted: why the worker named in the hook input is not done yet
+/// (`Ok(None)`: it may stop, or it is no wt worker).
+pub fn completion_gate(input: &serde_json::Value, dir: &Path) -> Result<Option<String>, String> {
+    let Some(name) = gate::worker_name(input) else { return Ok(None) };
+    gate::refusal(dir, &name).map_err(|err| format!("wt could not check {name}: {err}"))
+}
+
+/// Drops every lease of `run_id` (when the run is cleaned up); returns the files removed.
+pub fn release_run(layout: &StateLayout, run_id: &str) -> Result<Vec<PathBuf>, EngineError> {
+    let _repo_lock = FileLock::acquire(&layout.repo_lock())?;
+    leases::release_run(layout, run_id)
+        .map_err(|source| EngineError::Io { context: "releasing the run's worker slots".into(), source })
+}

@@ -1,0 +1,308 @@
+//! `wt step`: the run advanced as far as it can without agents, for an orchestrator (the
+//! `/spectacular:execute` command) that dispatches the agents itself. It drives the engine's
+//! phase loop: each call checks what the subagents of the previous call left (commit, verify),
+//! the loop stacks a finished parallel phase, and the call hands out the next task(s) — or says
+//! the run is done or failed. A task handed out is recorded as dispatched first, so a call never
+//! hands out a task that is already out; a call that finds no new work in a dispatched task hands
+//! it out again once, then fails it.
+//!
+//! Each task out holds one of the plugin's worker slots (`spectacular:wt-worker-<k>`, leased in
+//! [`super::leases`]): the subagent type the orchestrator dispatches, and how the guard finds the
+//! worker's worktree. A task keeps its slot until it is checked; a run that fails lets go of all.
+
+use serde::Serialize;
+
+use super::StepError;
+use super::leases::{self, Lease};
+use super::workers::{WORKER_SLOTS, worker_type};
+use crate::agent::render_prompt;
+use crate::engine::{
+    Agents, Driven, EngineError, EventSink, PhaseDriver, PhaseEnd, Run, RunRequest, StackEntry, TaskOutcome,
+    drive, finish_task, has_work, place_in_main, place_in_own_worktree, prepare,
+};
+use crate::plan::{Phase, Strategy, Task, TaskId};
+use crate::store::TaskState;
+
+/// A task whose subagent may return with nothing done this many times before it fails.
+const MAX_DISPATCHES: u32 = 2;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepStatus {
+    Dispatch,
+    Done,
+    Failed,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PhaseInfo {
+    pub number: usize,
+    pub name: String,
+    pub strategy: Strategy,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Dispatch {
+    pub subagent_type: String,
+    pub description: String,
+    pub prompt: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StepOutcome {
+    pub run_id: String,
+    pub status: StepStatus,
+    pub phase: Option<PhaseInfo>,
+    pub dispatch: Vec<Dispatch>,
+    pub message: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stack: Vec<StackEntry>,
+}
+
+pub fn step(request: RunRequest, sink: &dyn EventSink) -> Result<StepOutcome, StepError> {
+    let mut run = prepare(RunRequest { agents: Agents::Dispatched, ..request }, sink)?;
+    let mut driver = Subagents { failed_phase: None };
+    let outcome = match drive(&mut run, &mut driver)? {
+        Driven::Paused(outcome) => return Ok(outcome),
+        Driven::Finished(outcome) => outcome,
+    };
+    let run_id = outcome.run_id.clone();
+    if !outcome.ok {
+        let failures: Vec<String> = outcome
+            .failures
+            .iter()
+            .map(|f| format!("task {} ({}) in {}: {}", f.task, f.name, f.worktree.display(), f.error))
+            .collect();
+        return Ok(StepOutcome {
+            status: StepStatus::Failed,
+            phase: driver.failed_phase,
+            dispatch: Vec::new(),
+            message: format!(
+                "{}. Nothing was lost; fix the cause (or the plan), then run `wt step {run_id} --json` to hand the \
+                 task out again",
+                failures.join("; ")
+            ),
+            stack: Vec::new(),
+            run_id,
+        });
+    }
+    Ok(StepOutcome {
+        status: StepStatus::Done,
+        phase: None,
+        dispatch: Vec::new(),
+        message: format!(
+            "run {run_id} is done: {} branches stacked; the stack is checked out in {}",
+            outcome.stack.len(),
+            outcome.main_worktree.display()
+        ),
+        stack: outcome.stack,
+        run_id,
+    })
+}
+
+/// The phase driver of `wt step`: the orchestrator's subagents do the tasks.
+struct Subagents {
+    failed_phase: Option<PhaseInfo>,
+}
+
+impl PhaseDriver for Subagents {
+    type Pause = StepOutcome;
+    type Error = StepError;
+
+    fn run_phase(
+        &mut self,
+        run: &mut Run,
+        phase: &Phase,
+        below: &str,
+    ) -> Result<PhaseEnd<StepOutcome>, StepError> {
+        let end = match phase.strategy {
+            Strategy::Sequential => sequential(run, phase, below)?,
+            Strategy::Parallel => parallel(run, phase, below)?,
+        };
+        if let PhaseEnd::Failed = end {
+            for task in &phase.tasks {
+                let _ = release_slot(run, task.id);
+            }
+            self.failed_phase = Some(phase_info(phase));
+        }
+        Ok(end)
+    }
+}
+
+/// The phase's tasks one at a time: check the one out, or hand out the next.
+fn sequential(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<PhaseEnd<StepOutcome>, StepError> {
+    let mut below = phase_base.to_owned();
+    for task in &phase.tasks {
+        match run.task_state(task.id) {
+            TaskState::Verified => {}
+            TaskState::Dispatched => match check_dispatched(run, task)? {
+                Checked::Verified => {}
+                Checked::Failed => return Ok(PhaseEnd::Failed),
+                Checked::Again => return dispatch_one(run, phase, task),
+            },
+            _ => {
+                run.claim_task(task, &below)?;
+                place_in_main(&run.ws, task, &below)?;
+                return dispatch_one(run, phase, task);
+            }
+        }
+        below = task.branch.clone();
+    }
+    Ok(PhaseEnd::Done)
+}
+
+fn dispatch_one(run: &mut Run, phase: &Phase, task: &Task) -> Result<PhaseEnd<StepOutcome>, StepError> {
+    match hand_out(run, task)? {
+        Some(slot) => Ok(PhaseEnd::Paused(dispatch(run, phase, &[(task, slot)]))),
+        None => Err(no_slot(run)),
+    }
+}
+
+/// The phase's tasks all at once (up to max_parallel out at a time, and as many as there are
+/// free worker slots); done when all are verified.
+fn parallel(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<PhaseEnd<StepOutcome>, StepError> {
+    let mut again: Vec<&Task> = Vec::new();
+    let mut failures = false;
+    for task in &phase.tasks {
+        if run.task_state(task.id) != TaskState::Dispatched {
+            continue;
+        }
+        match check_dispatched(run, task)? {
+            Checked::Verified => {}
+            Checked::Failed => failures = true,
+            Checked::Again => again.push(task),
+        }
+    }
+    if failures {
+        return Ok(PhaseEnd::Failed);
+    }
+    let mut out: Vec<(&Task, usize)> = Vec::new();
+    // A task that is due but found every worker slot out: the phase cannot end yet.
+    let mut no_worker = false;
+    for task in again {
+        match hand_out(run, task)? {
+            Some(slot) => out.push((task, slot)),
+            None => no_worker = true,
+        }
+    }
+    for task in &phase.tasks {
+        let state = run.task_state(task.id);
+        if no_worker
+            || out.len() >= run.max_parallel
+            || matches!(state, TaskState::Verified | TaskState::Dispatched)
+        {
+            continue;
+        }
+        let fresh = state == TaskState::Pending;
+        run.claim_task(task, phase_base)?;
+        place_in_own_worktree(&run.ws, task, phase_base, !fresh)?;
+        match hand_out(run, task)? {
+            Some(slot) => out.push((task, slot)),
+            None => no_worker = true,
+        }
+    }
+    if !out.is_empty() {
+        return Ok(PhaseEnd::Paused(dispatch(run, phase, &out)));
+    }
+    if no_worker {
+        return Err(no_slot(run));
+    }
+    Ok(PhaseEnd::Done)
+}
+
+fn no_slot(run: &Run) -> StepError {
+    let holders = leases::occupancy(&run.ws.layout)
+        .into_iter()
+        .filter_map(|(_, holder)| holder)
+        .map(|holder| format!("run {} task {}", holder.lease.run_id, holder.task.id))
+        .collect();
+    StepError::NoWorkerSlot { run_id: run.ws.run_id.clone(), slots: WORKER_SLOTS, holders }
+}
+
+enum Checked {
+    Verified,
+    Failed,
+    /// The subagent left nothing: hand the task out again.
+    Again,
+}
+
+fn check_dispatched(run: &mut Run, task: &Task) -> Result<Checked, EngineError> {
+    let record = run.record(task.id).cloned();
+    let worktree = run.task_worktree(task.id);
+    let base_commit = record.as_ref().and_then(|r| r.base_commit.clone()).unwrap_or_default();
+    let dispatches = record.map_or(0, |r| r.dispatches);
+    if !task.allow_empty && !has_work(&run.ws, &worktree, &base_commit)? && dispatches < MAX_DISPATCHES {
+        run.update_task(task.id, |record| record.dispatches += 1)?;
+        return Ok(Checked::Again);
+    }
+    let ws = run.ws.clone();
+    let outcome = finish_task(&ws, task, &worktree, &base_commit, &mut |_| {})?;
+    let verified = outcome == TaskOutcome::Verified;
+    run.record_outcome(task, outcome)?;
+    release_slot(run, task.id)?;
+    Ok(if verified { Checked::Verified } else { Checked::Failed })
+}
+
+/// Records `task` as out, holding a worker slot: the one it holds, else a free one; None when
+/// every slot is out. Under the repository lock, so two runs never lease the same slot, and the
+/// lease and the manifest are written together (a lease the manifest does not confirm is free).
+fn hand_out(run: &mut Run, task: &Task) -> Result<Option<usize>, EngineError> {
+    let _repo_lock = run.ws.repo_lock()?;
+    let layout = run.ws.layout.clone();
+    let own = Lease { run_id: run.ws.run_id.clone(), phase: task.id.phase, task: task.id.task };
+    let occupancy = leases::occupancy(&layout);
+    let held = run.record(task.id).and_then(|r| r.slot).filter(|&slot| {
+        occupancy.iter().any(|(s, holder)| *s == slot && holder.as_ref().is_some_and(|h| h.lease == own))
+    });
+    let free = || occupancy.iter().find(|(_, holder)| holder.is_none()).map(|(slot, _)| *slot);
+    let Some(slot) = held.or_else(free) else {
+        return Ok(None);
+    };
+    leases::lease(&layout, slot, &own)
+        .map_err(|source| EngineError::Io { context: format!("leasing worker slot {slot}"), source })?;
+    let first = run.task_state(task.id) != TaskState::Dispatched;
+    run.update_task(task.id, |record| {
+        record.state = TaskState::Dispatched;
+        record.slot = Some(slot);
+        record.pid = None;
+        record.error = None;
+        if first {
+            record.dispatches = 1;
+        }
+    })?;
+    Ok(Some(slot))
+}
+
+/// Lets go of the worker slot `task` holds.
+fn release_slot(run: &mut Run, task: TaskId) -> Result<(), EngineError> {
+    let Some(slot) = run.record(task).and_then(|r| r.slot) else { return Ok(()) };
+    leases::release(&run.ws.layout, slot, &run.ws.run_id, task)
+        .map_err(|source| EngineError::Io { context: format!("releasing worker slot {slot}"), source })?;
+    run.update_task(task, |record| record.slot = None)
+}
+
+fn dispatch(run: &Run, phase: &Phase, tasks: &[(&Task, usize)]) -> StepOutcome {
+    let dispatch = tasks
+        .iter()
+        .map(|&(task, slot)| Dispatch {
+            subagent_type: worker_type(slot),
+            description: format!("Task {}: {}", task.id, task.name),
+            prompt: render_prompt(run.ws.feature.as_deref(), task, &run.task_worktree(task.id)),
+        })
+        .collect::<Vec<_>>();
+    let how = if dispatch.len() > 1 { "all in one message, in parallel" } else { "this one subagent" };
+    let message =
+        format!("dispatch {how}; when every one has returned, run `wt step {} --json` again", run.ws.run_id);
+    StepOutcome {
+        run_id: run.ws.run_id.clone(),
+        status: StepStatus::Dispatch,
+        phase: Some(phase_info(phase)),
+        dispatch,
+        message,
+        stack: Vec::new(),
+    }
+}
+
+fn phase_info(phase: &Phase) -> PhaseInfo {
+    PhaseInfo { number: phase.number, name: phase.name.clone(), strategy: phase.strategy }
+}
