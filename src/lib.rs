@@ -3,6 +3,7 @@
 
 pub(crate) mod agent;
 pub mod cli;
+pub(crate) mod digest;
 pub(crate) mod doctor;
 pub(crate) mod engine;
 pub(crate) mod git;

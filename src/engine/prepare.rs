@@ -10,7 +10,7 @@ use super::journal::{Journal, Step};
 use super::reconcile::{check_main_worktree, reconcile};
 use super::records::{new_manifest, rebuild_for_plan};
 use super::run::{Run, lock_run};
-use super::workspace::Workspace;
+use super::workspace::{Containment, Workspace};
 use super::worktrees::{check_worktree_paths, ensure_worktree};
 use super::{Agents, EngineError, EventSink, RunRequest};
 use crate::agent;
@@ -89,6 +89,7 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<Run<'
         journal,
         wt_exe,
         timeout,
+        containment: Containment::PolicyOnly,
     };
     let resumed = existing.is_some();
     let mut manifest = match existing {

@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 
 use super::EngineError;
 use super::event::Activity;
+use super::integrity::{self, Allowed, Watch};
 use super::journal::Step;
 use super::transcript::Follower;
+use super::workspace::Containment;
 use super::workspace::Workspace;
 use crate::agent::{Agent, TaskContext, render_prompt, with_task_env};
 use crate::git;
@@ -66,15 +68,18 @@ impl Prompt {
     }
 }
 
-/// Runs `task` with `agent` in `worktree`, whose branch started at `base_commit`.
+/// Runs `task` with `agent` in `worktree`, whose branch started at `base_commit`; the task may
+/// leave changed only what `allowed` names besides its own branch.
 pub fn execute_task(
     ws: &Workspace,
     agent: &Agent,
     task: &Task,
     worktree: &Path,
     base_commit: &str,
+    allowed: &Allowed,
     report: &mut dyn FnMut(Progress),
 ) -> Result<TaskOutcome, EngineError> {
+    let watch = watch(ws, worktree, allowed)?;
     let prompt = Prompt::write(ws, task, worktree)?;
     let context = prompt.context(ws, task, worktree);
     let log = context.log();
@@ -94,6 +99,9 @@ pub fn execute_task(
         }))
     })?;
     report(Progress::AgentPid(None));
+    if let Some(failure) = watch.verdict(&ws.repo, worktree, &task.branch)? {
+        return Ok(TaskOutcome::Failed(failure));
+    }
     let failure = match finished {
         Ok(Some(ExitDescription::Code(0))) => None,
         Ok(Some(status)) => Some(format!("the agent {status}; its output is in {}", log.display())),
@@ -106,17 +114,24 @@ pub fn execute_task(
     };
     match failure {
         Some(failure) => Ok(TaskOutcome::Failed(failure)),
-        None => finish_task(ws, task, worktree, base_commit, report),
+        None => finish_task(ws, task, worktree, base_commit, &watch, report),
     }
 }
 
+/// Starts watching a task: a snapshot of what it must leave alone.
+pub fn watch(ws: &Workspace, worktree: &Path, allowed: &Allowed) -> Result<Watch, EngineError> {
+    let snapshot = integrity::take(&ws.repo, worktree, ws.containment == Containment::Kernel)?;
+    Ok(Watch { snapshot, allowed: allowed.clone() })
+}
+
 /// What follows an agent, wherever it ran (here, or as a Claude Code subagent): commit what it
-/// left, check the branch gained work, run `verify`.
+/// left, check the branch gained work, run `verify` and check what it changed against `watch`.
 pub fn finish_task(
     ws: &Workspace,
     task: &Task,
     worktree: &Path,
     base_commit: &str,
+    watch: &Watch,
     report: &mut dyn FnMut(Progress),
 ) -> Result<TaskOutcome, EngineError> {
     let target = task.id.to_string();
@@ -130,12 +145,12 @@ pub fn finish_task(
                 .into(),
         ));
     }
-    match &task.verify {
-        Some(verify) => {
-            report(Progress::Activity(Activity::Verifying));
-            run_verify(ws, task, worktree, verify)
-        }
-        None => Ok(TaskOutcome::Verified),
+    let Some(verify) = &task.verify else { return Ok(TaskOutcome::Verified) };
+    report(Progress::Activity(Activity::Verifying));
+    let outcome = run_verify(ws, task, worktree, verify)?;
+    match watch.verdict(&ws.repo, worktree, &task.branch)? {
+        Some(failure) => Ok(TaskOutcome::Failed(format!("verify: {failure}"))),
+        None => Ok(outcome),
     }
 }
 

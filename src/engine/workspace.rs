@@ -38,6 +38,18 @@ pub struct Workspace {
     pub wt_exe: PathBuf,
     /// How long an agent may run when its task sets no timeout.
     pub timeout: Option<std::time::Duration>,
+    /// Whether the kernel keeps the run's agents in their worktrees, or only the guard's policy.
+    pub containment: Containment,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Containment {
+    /// Every task process runs under `wt sandbox` (Landlock).
+    Kernel,
+    /// The project turned the sandbox off, or the kernel has none: the guard's policy and the
+    /// check after each task are all there is.
+    PolicyOnly,
 }
 
 impl Workspace {

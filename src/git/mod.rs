@@ -2,11 +2,13 @@
 //! CLI (via `process`), parsing porcelain output only.
 
 mod exclude;
+mod refs;
 mod repo;
 mod workdir;
 mod worktree;
 
 pub use exclude::{ensure_excluded, is_ignored};
+pub use refs::{point_head_at, put_back_ref};
 pub use repo::Repo;
 pub use workdir::{
     abort_rebase, commit_all, current_branch, detach, head_commit, open_worktree, rebase_in_progress,

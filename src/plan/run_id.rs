@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
+use crate::digest::sha256_hex;
 
 pub fn is_valid(id: &str) -> bool {
     id.len() == 6 && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
@@ -11,20 +11,12 @@ pub fn is_valid(id: &str) -> bool {
 /// The first six hex characters of sha256(absolute path, NUL, content): running the same plan
 /// file again gives the same id, so it resumes; editing it starts a new run.
 pub fn derive(absolute_path: &Path, content: &[u8]) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(absolute_path.as_os_str().as_encoded_bytes());
-    hasher.update([0]);
-    hasher.update(content);
-    hex(&hasher.finalize())[..6].to_owned()
+    sha256_hex([absolute_path.as_os_str().as_encoded_bytes(), &[0], content])[..6].to_owned()
 }
 
 /// sha256 of the content, lowercase hex.
 pub fn digest(content: &[u8]) -> String {
-    hex(&Sha256::digest(content))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    sha256_hex([content])
 }
 
 #[cfg(test)]

@@ -18,10 +18,10 @@ use super::workers::{WORKER_SLOTS, worker_type};
 use crate::agent::render_prompt;
 use crate::engine::{
     Agents, Driven, EngineError, EventSink, PhaseDriver, PhaseEnd, Run, RunRequest, StackEntry, TaskOutcome,
-    drive, finish_task, has_work, place_in_main, place_in_own_worktree, prepare,
+    Watch, drive, finish_task, has_work, place_in_main, place_in_own_worktree, prepare, watch,
 };
 use crate::plan::{Phase, Strategy, Task, TaskId};
-use crate::store::TaskState;
+use crate::store::{TaskState, write_atomic};
 
 /// A task whose subagent may return with nothing done this many times before it fails.
 const MAX_DISPATCHES: u32 = 2;
@@ -152,7 +152,7 @@ fn sequential(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<PhaseEnd
 }
 
 fn dispatch_one(run: &mut Run, phase: &Phase, task: &Task) -> Result<PhaseEnd<StepOutcome>, StepError> {
-    match hand_out(run, task)? {
+    match hand_out(run, phase, task)? {
         Some(slot) => Ok(PhaseEnd::Paused(dispatch(run, phase, &[(task, slot)]))),
         None => Err(no_slot(run)),
     }
@@ -180,7 +180,7 @@ fn parallel(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<PhaseEnd<S
     // A task that is due but found every worker slot out: the phase cannot end yet.
     let mut no_worker = false;
     for task in again {
-        match hand_out(run, task)? {
+        match hand_out(run, phase, task)? {
             Some(slot) => out.push((task, slot)),
             None => no_worker = true,
         }
@@ -196,7 +196,7 @@ fn parallel(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<PhaseEnd<S
         let fresh = state == TaskState::Pending;
         run.claim_task(task, phase_base)?;
         place_in_own_worktree(&run.ws, task, phase_base, !fresh)?;
-        match hand_out(run, task)? {
+        match hand_out(run, phase, task)? {
             Some(slot) => out.push((task, slot)),
             None => no_worker = true,
         }
@@ -226,27 +226,58 @@ enum Checked {
     Again,
 }
 
+/// Checks what the subagent of a dispatched task left: first that it changed nothing it may not
+/// (against the snapshot taken when it was handed out), then its work.
 fn check_dispatched(run: &mut Run, task: &Task) -> Result<Checked, EngineError> {
     let record = run.record(task.id).cloned();
     let worktree = run.task_worktree(task.id);
     let base_commit = record.as_ref().and_then(|r| r.base_commit.clone()).unwrap_or_default();
     let dispatches = record.map_or(0, |r| r.dispatches);
+    let watch = match load_watch(run, task)? {
+        Ok(watch) => watch,
+        Err(failure) => return fail(run, task, failure),
+    };
+    if let Some(failure) = watch.verdict(&run.ws.repo, &worktree, &task.branch)? {
+        return fail(run, task, failure);
+    }
     if !task.allow_empty && !has_work(&run.ws, &worktree, &base_commit)? && dispatches < MAX_DISPATCHES {
         run.update_task(task.id, |record| record.dispatches += 1)?;
         return Ok(Checked::Again);
     }
     let ws = run.ws.clone();
-    let outcome = finish_task(&ws, task, &worktree, &base_commit, &mut |_| {})?;
+    let outcome = finish_task(&ws, task, &worktree, &base_commit, &watch, &mut |_| {})?;
     let verified = outcome == TaskOutcome::Verified;
     run.record_outcome(task, outcome)?;
     release_slot(run, task.id)?;
     Ok(if verified { Checked::Verified } else { Checked::Failed })
 }
 
+fn fail(run: &mut Run, task: &Task, failure: String) -> Result<Checked, EngineError> {
+    run.record_outcome(task, TaskOutcome::Failed(failure))?;
+    release_slot(run, task.id)?;
+    Ok(Checked::Failed)
+}
+
+/// The watch written when the task was handed out; `Err` with the reason to fail the task when
+/// there is none to check against (wt does not let a task pass unchecked).
+fn load_watch(run: &Run, task: &Task) -> Result<Result<Watch, String>, EngineError> {
+    let path = run.ws.layout.task_watch(&run.ws.run_id, task.id);
+    let watch = std::fs::read(&path).ok().and_then(|bytes| serde_json::from_slice::<Watch>(&bytes).ok());
+    Ok(watch.ok_or_else(|| {
+        format!(
+            "wt has no readable record of the repository from before this task was handed out ({}), so it \
+             cannot check what the subagent changed; run `wt step {} --json` to hand the task out again",
+            path.display(),
+            run.ws.run_id
+        )
+    }))
+}
+
 /// Records `task` as out, holding a worker slot: the one it holds, else a free one; None when
 /// every slot is out. Under the repository lock, so two runs never lease the same slot, and the
 /// lease and the manifest are written together (a lease the manifest does not confirm is free).
-fn hand_out(run: &mut Run, task: &Task) -> Result<Option<usize>, EngineError> {
+/// Before the task is marked out, a snapshot of what it must leave alone is written.
+fn hand_out(run: &mut Run, phase: &Phase, task: &Task) -> Result<Option<usize>, EngineError> {
     let _repo_lock = run.ws.repo_lock()?;
     let layout = run.ws.layout.clone();
     let own = Lease { run_id: run.ws.run_id.clone(), phase: task.id.phase, task: task.id.task };
@@ -258,6 +289,14 @@ fn hand_out(run: &mut Run, task: &Task) -> Result<Option<usize>, EngineError> {
     let Some(slot) = held.or_else(free) else {
         return Ok(None);
     };
+    let watch = watch(&run.ws, &run.task_worktree(task.id), &run.allowed_refs(phase))?;
+    let watch_file = layout.task_watch(&run.ws.run_id, task.id);
+    let bytes = serde_json::to_vec(&watch).map_err(|err| EngineError::Io {
+        context: "recording the task's snapshot".into(),
+        source: std::io::Error::other(err),
+    })?;
+    write_atomic(&watch_file, &bytes)
+        .map_err(|source| EngineError::Io { context: format!("writing {}", watch_file.display()), source })?;
     leases::lease(&layout, slot, &own)
         .map_err(|source| EngineError::Io { context: format!("leasing worker slot {slot}"), source })?;
     let first = run.task_state(task.id) != TaskState::Dispatched;

@@ -67,6 +67,11 @@ impl StateLayout {
         self.run_dir(run_id).join("transcripts").join(format!("{}.jsonl", task.key()))
     }
 
+    /// What a task handed to an orchestrator must leave alone (its snapshot), until it is checked.
+    pub fn task_watch(&self, run_id: &str, task: TaskId) -> PathBuf {
+        self.run_dir(run_id).join("watch").join(format!("{}.json", task.key()))
+    }
+
     pub fn task_log(&self, run_id: &str, task: TaskId) -> PathBuf {
         self.run_dir(run_id).join("logs").join(format!("{}.log", task.key()))
     }

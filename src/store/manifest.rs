@@ -217,4 +217,17 @@ mod tests {
         assert!(err.to_string().contains("upgrade wt"));
         assert_eq!(std::fs::read(&path).unwrap(), before);
     }
+
+    #[test]
+    fn a_task_is_written_and_read_as_its_number() {
+        let text = r#"{"number": "2.3", "name": "n", "branch": "b", "worktree": "/w", "state": "verified",
+            "base_commit": null, "pid": null, "error": null, "log": "/l"}"#;
+        let record: TaskRecord = serde_json::from_str(text).unwrap();
+        assert_eq!(record.id, TaskId { phase: 2, task: 3 });
+        assert_eq!(serde_json::to_value(&record).unwrap()["number"], "2.3");
+        let bad = text.replace("\"2.3\"", "\"2.x\"");
+        assert!(
+            serde_json::from_str::<TaskRecord>(&bad).unwrap_err().to_string().contains("not a task number")
+        );
+    }
 }
