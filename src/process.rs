@@ -208,6 +208,14 @@ impl Cmd {
     }
 }
 
+/// The name this program was started as (`wt`, or `spectacular-wt` from the plugin), for the
+/// commands it tells its caller to run next.
+pub fn own_name() -> String {
+    let started_as = std::env::args_os().next().map(std::path::PathBuf::from);
+    let name = started_as.as_deref().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned());
+    name.filter(|name| name == "spectacular-wt").unwrap_or_else(|| "wt".to_owned())
+}
+
 fn die_with_parent(command: &mut std::process::Command) {
     use std::os::unix::process::CommandExt;
     let parent = std::process::id() as libc::pid_t;

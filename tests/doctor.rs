@@ -127,3 +127,22 @@ fn check_ignore_reports_and_fixes_missing_rules_through_info_exclude() {
         "fixing twice adds nothing"
     );
 }
+
+#[test]
+fn another_wt_first_on_path_is_named_and_the_plugin_name_still_reaches_this_one() {
+    let repo = TestRepo::new();
+    let ours = Path::new(env!("CARGO_BIN_EXE_spectacular-wt")).parent().unwrap().to_owned();
+    let worktrunk = bin_dir(&repo, "wt", None, "echo 'wt 0.9.1'; exit 2");
+    let (_, report) = doctor(&repo, &[worktrunk.clone(), ours.clone(), dir_of("git")]);
+    let name = check(&report, "wt on PATH");
+    assert_eq!(name["status"], "warn", "{name}");
+    assert!(name["detail"].as_str().unwrap().contains("another program"), "{name}");
+    assert!(name["detail"].as_str().unwrap().contains(worktrunk.to_str().unwrap()), "{name}");
+    assert!(name["fix"].as_str().unwrap().contains("spectacular-wt"), "{name}");
+
+    let (_, report) = doctor(&repo, &[ours.clone(), worktrunk, dir_of("git")]);
+    assert_eq!(check(&report, "wt on PATH")["status"], "ok", "{report:#}");
+    let (_, report) = doctor(&repo, &[dir_of("git")]);
+    let missing = check(&report, "wt on PATH");
+    assert!(missing["detail"].as_str().unwrap().contains("spectacular-wt is not on PATH"), "{missing}");
+}

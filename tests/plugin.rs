@@ -105,7 +105,51 @@ fn the_guard_wrapper_blocks_a_wt_worker_when_wt_is_missing_and_nothing_else() {
         r#"{"tool_name": "Bash", "agent_type": "spectacular:wt-worker-3", "tool_input": {"command": "ls"}}"#,
     );
     assert_eq!(worker.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&worker.stderr).contains("wt is not on PATH"));
+    assert!(String::from_utf8_lossy(&worker.stderr).contains("spectacular-wt is not on PATH"));
     let other = run(r#"{"tool_name": "Bash", "tool_input": {"command": "ls"}}"#);
     assert_eq!(other.status.code(), Some(0));
+}
+
+#[test]
+fn the_hooks_reach_this_wt_even_with_another_wt_first_on_path() {
+    let repo = TestRepo::new();
+    // worktrunk's `wt` answers `wt guard …` with exit 2, which would block every call.
+    let other = repo.scratch.join("other-wt");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("wt"), "#!/bin/sh\necho 'error: unknown command' >&2\nexit 2\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(other.join("wt"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let ours = Path::new(env!("CARGO_BIN_EXE_spectacular-wt")).parent().unwrap();
+    let path =
+        std::env::join_paths([other.as_path(), ours, Path::new("/usr/bin"), Path::new("/bin")]).unwrap();
+    let hook = |script: &str, arg: Option<&str>, input: &str| {
+        let mut cmd = Command::new("/bin/sh");
+        cmd.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("plugin").join(script));
+        cmd.args(arg).env_clear().env("PATH", &path).env("HOME", &repo.home);
+        with_stdin(cmd, input)
+    };
+    let cwd = repo.root.display();
+    let user = hook(
+        "guard.sh",
+        None,
+        &format!(r#"{{"cwd": "{cwd}", "tool_name": "Bash", "tool_input": {{"command": "ls"}}}}"#),
+    );
+    assert_eq!(user.status.code(), Some(0), "{}", String::from_utf8_lossy(&user.stderr));
+    let worker = hook(
+        "guard.sh",
+        None,
+        &format!(
+            r#"{{"cwd": "{cwd}", "tool_name": "Bash", "agent_type": "spectacular:wt-worker-2", "tool_input": {{"command": "ls"}}}}"#
+        ),
+    );
+    assert_eq!(worker.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&worker.stderr).contains("holds no task of a wt run"),
+        "this wt answered"
+    );
+    let start = hook("session-start.sh", None, &format!(r#"{{"cwd": "{cwd}"}}"#));
+    assert!(String::from_utf8_lossy(&start.stdout).contains("/spectacular:execute"));
+    let gate =
+        hook("gate.sh", Some("task-completed"), &format!(r#"{{"cwd": "{cwd}", "teammate_name": "x"}}"#));
+    assert_eq!(gate.status.code(), Some(0));
 }

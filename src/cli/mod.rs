@@ -23,7 +23,8 @@ pub use error::{CliError, exit};
 #[derive(Parser)]
 #[command(
     name = "wt",
-    version,
+    // "(spectacular)" tells this wt from other tools named wt (`wt doctor` reads it).
+    version = concat!(env!("CARGO_PKG_VERSION"), " (spectacular)"),
     about = "Run a plan of AI-agent tasks in isolated git worktrees, stacked with git-spice"
 )]
 struct Cli {

@@ -54,7 +54,41 @@ pub fn machine_checks() -> Vec<Check> {
     let spice_missing = spice.status == Status::Missing;
     let claude = claude_check();
     let plugin = plugin_check(claude.status == Status::Ok);
-    vec![git_check(), spice, go_check(spice_missing), claude, plugin]
+    vec![git_check(), spice, go_check(spice_missing), claude, plugin, name_check()]
+}
+
+/// Whether `wt` and `spectacular-wt` on PATH are this program. The plugin's hooks and commands
+/// call `spectacular-wt`, a name no other tool installs; another `wt` first on PATH (worktrunk
+/// installs one) only shadows this one in a terminal.
+fn name_check() -> Check {
+    const NAME: &str = "wt on PATH";
+    let ours =
+        |program: &str| version_line(program, &["--version"]).filter(|line| line.ends_with("(spectacular)"));
+    let install = "cargo install --locked --path <spectacular clone> (it installs wt and spectacular-wt)";
+    if ours("spectacular-wt").is_none() {
+        return Check::problem(
+            NAME,
+            Status::Warn,
+            "spectacular-wt is not on PATH: the Claude Code plugin's hooks call it",
+            install,
+        );
+    }
+    match (which::which("wt"), ours("wt")) {
+        (_, Some(line)) => Check::ok(NAME, format!("{line}; the plugin calls spectacular-wt")),
+        (Ok(other), None) => Check::problem(
+            NAME,
+            Status::Warn,
+            format!(
+                "`wt` on PATH is another program ({}), probably worktrunk's; the plugin is not affected \
+                 (it calls spectacular-wt)",
+                other.display()
+            ),
+            "call this one as spectacular-wt, or put the folder of spectacular-wt first on PATH",
+        ),
+        (Err(_), None) => {
+            Check::problem(NAME, Status::Warn, "only spectacular-wt is on PATH, not wt", install)
+        }
+    }
 }
 
 fn version_line(program: &str, args: &[&str]) -> Option<String> {

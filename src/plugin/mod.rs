@@ -35,8 +35,9 @@ impl StepError {
             StepError::NoWorkerSlot { run_id, .. } => (
                 ErrorKind::Busy,
                 Some(format!(
-                    "run `wt step {run_id} --json` again when those subagents have returned; `wt status` shows the \
-                     runs, `wt cleanup <runId>` frees an abandoned run's slots"
+                    "run `{wt} step {run_id} --json` again when those subagents have returned; `{wt} status` shows \
+                     the runs, `{wt} cleanup <runId>` frees an abandoned run's slots",
+                    wt = crate::process::own_name()
                 )),
             ),
         }

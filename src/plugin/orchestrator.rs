@@ -6,6 +6,9 @@
 use crate::guard::shell::{self, Node, RedirectKind};
 use crate::guard::{Decision, HookInput};
 
+/// The names wt is installed under (the plugin's commands use `spectacular-wt`).
+const PROGRAMS: &[&str] = &["wt", "spectacular-wt"];
+
 /// The `wt` subcommands an orchestrator runs.
 const ORCHESTRATOR_COMMANDS: &[&str] = &["step", "status"];
 
@@ -28,7 +31,7 @@ fn is_orchestrator_command(command: &str) -> bool {
     simple.assignments.is_empty()
         && !item.isolated
         && simple.redirects.iter().all(|r| r.kind == RedirectKind::Duplicate)
-        && words.first().is_some_and(|w| w == "wt")
+        && words.first().is_some_and(|w| PROGRAMS.contains(&w.as_str()))
         && words.get(1).is_some_and(|w| ORCHESTRATOR_COMMANDS.contains(&w.as_str()))
 }
 
@@ -47,7 +50,12 @@ mod tests {
 
     #[test]
     fn approves_one_plain_wt_step_or_status_of_the_main_session() {
-        for command in ["wt step plan.toml --json", "wt step c0e0e0 --json 2>&1", "wt status --json"] {
+        for command in [
+            "wt step plan.toml --json",
+            "wt step c0e0e0 --json 2>&1",
+            "wt status --json",
+            "spectacular-wt step c0e0e0 --json",
+        ] {
             assert!(matches!(approve(&input(command, None)), Decision::Allow(_)), "{command}");
         }
     }
@@ -65,6 +73,7 @@ mod tests {
             "(wt step x)",
             "wt",
             "wtx step",
+            "spectacular-wtx step",
         ] {
             assert!(matches!(approve(&input(command, None)), Decision::None), "{command}");
         }

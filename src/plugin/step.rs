@@ -21,6 +21,7 @@ use crate::engine::{
     Watch, drive, finish_task, has_work, place_in_main, place_in_own_worktree, prepare, watch,
 };
 use crate::plan::{Phase, Strategy, Task, TaskId};
+use crate::process::own_name;
 use crate::store::{TaskState, write_atomic};
 
 /// A task whose subagent may return with nothing done this many times before it fails.
@@ -78,9 +79,10 @@ pub fn step(request: RunRequest, sink: &dyn EventSink) -> Result<StepOutcome, St
             phase: driver.failed_phase,
             dispatch: Vec::new(),
             message: format!(
-                "{}. Nothing was lost; fix the cause (or the plan), then run `wt step {run_id} --json` to hand the \
-                 task out again",
-                failures.join("; ")
+                "{}. Nothing was lost; fix the cause (or the plan), then run `{} step {run_id} --json` to hand \
+                 the task out again",
+                failures.join("; "),
+                own_name()
             ),
             stack: Vec::new(),
             run_id,
@@ -266,8 +268,9 @@ fn load_watch(run: &Run, task: &Task) -> Result<Result<Watch, String>, EngineErr
     Ok(watch.ok_or_else(|| {
         format!(
             "wt has no readable record of the repository from before this task was handed out ({}), so it \
-             cannot check what the subagent changed; run `wt step {} --json` to hand the task out again",
+             cannot check what the subagent changed; run `{} step {} --json` to hand the task out again",
             path.display(),
+            own_name(),
             run.ws.run_id
         )
     }))
@@ -330,8 +333,11 @@ fn dispatch(run: &Run, phase: &Phase, tasks: &[(&Task, usize)]) -> StepOutcome {
         })
         .collect::<Vec<_>>();
     let how = if dispatch.len() > 1 { "all in one message, in parallel" } else { "this one subagent" };
-    let message =
-        format!("dispatch {how}; when every one has returned, run `wt step {} --json` again", run.ws.run_id);
+    let message = format!(
+        "dispatch {how}; when every one has returned, run `{} step {} --json` again",
+        own_name(),
+        run.ws.run_id
+    );
     StepOutcome {
         run_id: run.ws.run_id.clone(),
         status: StepStatus::Dispatch,
