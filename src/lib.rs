@@ -9,6 +9,7 @@ pub mod git;
 pub mod guard;
 pub mod plan;
 pub mod process;
+pub mod sandbox;
 pub mod spice;
 pub mod store;
 pub mod ui;

@@ -165,6 +165,25 @@ impl Cmd {
         Ok(Started { handle, cmd: self.clone(), started: Instant::now() })
     }
 
+    /// Replaces wt with the command (`execvp`), for a transparent wrapper such as `wt sandbox`.
+    /// Unlike the runners above it changes nothing the caller did not ask for: the command
+    /// inherits wt's stdin, stdout, stderr, environment and restrictions, with only this `Cmd`'s
+    /// `dir` and `env` applied (no C locale, no null stdin, no scrubbed `GIT_DIR`, no
+    /// parent-death signal: there is no parent left). Returns only if the command could not be
+    /// started (`source.kind()` NotFound: no such program).
+    pub fn exec_replacing(&self) -> ProcessError {
+        use std::os::unix::process::CommandExt;
+        let mut command = std::process::Command::new(&self.program);
+        command.args(&self.args).envs(self.env.iter().map(|(key, value)| (key, value)));
+        if let Some(dir) = &self.dir {
+            command.current_dir(dir);
+        }
+        if std::env::var_os("WT_DEBUG").is_some_and(|v| v == "1") {
+            eprintln!("wt debug: exec {}", self.display());
+        }
+        ProcessError::Spawn { command: self.display(), source: command.exec() }
+    }
+
     fn expression(&self) -> duct::Expression {
         let mut expression = duct::cmd(&self.program, &self.args)
             .stdin_null()
