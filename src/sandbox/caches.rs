@@ -61,14 +61,18 @@ impl HostEnv {
     }
 }
 
-/// The package caches builds write: cargo's registry and git checkouts (not `bin`, which is on
-/// PATH, nor `config.toml`, which could point cargo at another compiler), npm's, pip's, and Go's
-/// build and module caches.
+/// The package caches builds write: cargo's registry, git checkouts and lock files (not `bin`,
+/// which is on PATH, nor `config.toml`, which could point cargo at another compiler; its
+/// `.global-cache` database needs journal files beside it, and cargo goes on without it), npm's,
+/// pip's, and Go's build and module caches.
 pub fn cache_folders(env: &HostEnv) -> Vec<Named> {
     let cargo = env.cargo_home();
     let candidates = [
         (cargo.as_ref().map(|c| c.join("registry")), "cargo's registry cache"),
         (cargo.as_ref().map(|c| c.join("git")), "cargo's git cache"),
+        // Empty lock files: without them cargo still builds, but unlocked against a parallel task.
+        (cargo.as_ref().map(|c| c.join(".package-cache")), "cargo's lock between concurrent builds"),
+        (cargo.as_ref().map(|c| c.join(".package-cache-mutate")), "cargo's lock between concurrent builds"),
         (env.path("npm_config_cache").or_else(|| env.in_home(".npm")), "npm's cache"),
         (env.cache_home().map(|c| c.join("pip")), "pip's cache"),
         (env.path("GOCACHE").or_else(|| env.cache_home().map(|c| c.join("go-build"))), "Go's build cache"),
@@ -133,7 +137,16 @@ mod tests {
             ("GOPATH", "/g1:/g2"),
             ("npm_config_cache", "/n"),
         ])));
-        let expected = ["/c/registry", "/c/git", "/n", "/x/pip", "/x/go-build", "/g1/pkg/mod"];
+        let expected = [
+            "/c/registry",
+            "/c/git",
+            "/c/.package-cache",
+            "/c/.package-cache-mutate",
+            "/n",
+            "/x/pip",
+            "/x/go-build",
+            "/g1/pkg/mod",
+        ];
         assert_eq!(caches, expected.map(PathBuf::from));
         let go = paths(cache_folders(&env(&[("GOCACHE", "/gc"), ("GOMODCACHE", "/gm")])));
         assert_eq!(go, ["/gc", "/gm"].map(PathBuf::from));
