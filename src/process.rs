@@ -1,7 +1,9 @@
 //! The one place that spawns processes (git, git-spice, agents, verify commands).
 //!
 //! Every child gets a null stdin, a C locale, no terminal prompts and no editor, and runs without
-//! the caller's `GIT_DIR`/`GIT_WORK_TREE` so it operates on the directory it is given. Captured
+//! the caller's `GIT_DIR`/`GIT_WORK_TREE` so it operates on the directory it is given — except
+//! `Cmd::exec_replacing`, which turns wt into a transparent wrapper and changes nothing the
+//! caller did not set. Captured
 //! stderr goes into the error. With `WT_DEBUG=1` each call is logged to stderr with its working
 //! directory, duration and exit status.
 //!

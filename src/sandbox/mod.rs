@@ -45,6 +45,15 @@
 //! - Files opened before the restriction (inherited descriptors), sockets and the network,
 //!   signals to other processes (Landlock scopes them from ABI 6; not used here).
 //!
+//! # Claude Code under the sandbox (2.1.330, checked with a scripted model)
+//! The session completes; the model's Bash and Write calls outside fail with EACCES ("Permission
+//! denied"). The client honours TMPDIR (`claude-<uid>/`, `claude-*-cwd`, `cc-socks/` land in
+//! the task's folder). Its own state is saved only where it may write: `~/.claude/` (transcripts,
+//! sessions, plugins, credentials) and `~/.claude.json`, which it replaces through temporary files
+//! beside it in the home folder. `CLAUDE_CONFIG_DIR` moves both into one folder that can be
+//! allowed; the user's own `~/.claude` should not be, or a task could leave hooks, agents or
+//! memory there for later sessions that run outside any sandbox.
+//!
 //! # Without Landlock
 //! `probe` reports what the kernel offers. Without Landlock `wt sandbox` refuses to start (exit
 //! 3, with the fix) unless guard.toml says `[sandbox] required = false`: then the command runs
