@@ -442,3 +442,25 @@ fn unknown_sandbox_keys_are_bad_input() {
     assert_eq!(out.code(), 2, "{}", out.stderr());
     assert!(out.stderr().contains("unknown field `requird`"), "{}", out.stderr());
 }
+
+#[test]
+fn on_an_older_kernel_abi_commits_work_and_escapes_still_fail() {
+    // ABI 1 has no refer right (every cross-folder rename or link is refused) and no truncate
+    // right; ABI 3 adds both but not ioctl_dev. WT_SANDBOX_ABI stands in for such kernels.
+    for (abi, handled_last) in [("1", "MakeSym\n"), ("3", "Truncate\n")] {
+        let task = Task::new();
+        let env = [("WT_SANDBOX_ABI", abi), ("WT_DEBUG", "1")];
+        let script = r#"echo work >> README.md && git commit -q -am work && echo pwned >> "$MAIN/README.md""#;
+        let out = task.run(&[], &["bash", "-c", script], &env);
+        assert_eq!(out.code(), 1, "ABI {abi}: {}", out.stderr());
+        let stderr = out.stderr();
+        assert!(
+            stderr.contains(&format!("Landlock ABI {abi} fully enforced, handling WriteFile")),
+            "{stderr}"
+        );
+        assert!(stderr.contains(handled_last), "ABI {abi}: {stderr}");
+        assert!(stderr.contains(&format!("README.md: {DENIED}")), "{stderr}");
+        assert_eq!(task.repo.subjects("main", "task-1-1"), ["work"]);
+        assert_eq!(std::fs::read_to_string(task.repo.root.join("README.md")).unwrap(), "# project\n");
+    }
+}

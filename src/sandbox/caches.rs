@@ -120,6 +120,8 @@ mod tests {
         let expected = [
             "/h/.cargo/registry",
             "/h/.cargo/git",
+            "/h/.cargo/.package-cache",
+            "/h/.cargo/.package-cache-mutate",
             "/h/.npm",
             "/h/.cache/pip",
             "/h/.cache/go-build",
