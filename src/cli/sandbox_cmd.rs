@@ -45,8 +45,8 @@ pub struct SandboxArgs {
 
 /// Becomes the command; returns only wt's own error.
 pub fn run(args: SandboxArgs, cwd: &Path) -> CliError {
-    let program = args.command[0].clone();
-    let command = Cmd::new(&program).args(&args.command[1..]);
+    // clap requires at least one word after `--` (`required = true`), so both slices exist.
+    let command = Cmd::new(&args.command[0]).args(&args.command[1..]);
     match contain(&args, cwd) {
         Ok(tmp) => {
             exec_error(command.env("TMPDIR", &tmp).env("TMP", &tmp).env("TEMP", &tmp).exec_replacing())

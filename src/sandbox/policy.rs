@@ -135,6 +135,7 @@ impl Policy {
         Ok(Policy { grants: builder.grants, skipped: builder.skipped, tmp, deny_reads: request.deny_reads })
     }
 
+    /// What the command may write (for reports such as `wt doctor`'s).
     pub fn writable(&self) -> impl Iterator<Item = &Grant> {
         self.grants.iter().filter(|grant| grant.access == Access::Write)
     }
