@@ -11,6 +11,7 @@ pub mod guard;
 pub(crate) mod plan;
 pub(crate) mod plugin;
 pub(crate) mod process;
+pub(crate) mod sandbox;
 pub(crate) mod spice;
 pub(crate) mod store;
 pub(crate) mod ui;

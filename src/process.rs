@@ -1,7 +1,9 @@
 //! The one place that spawns processes (git, git-spice, agents, verify commands).
 //!
 //! Every child gets a null stdin, a C locale, no terminal prompts and no editor, and runs without
-//! the caller's `GIT_DIR`/`GIT_WORK_TREE` so it operates on the directory it is given. Captured
+//! the caller's `GIT_DIR`/`GIT_WORK_TREE` so it operates on the directory it is given — except
+//! `Cmd::exec_replacing`, which turns wt into a transparent wrapper and changes nothing the
+//! caller did not set. Captured
 //! stderr goes into the error. With `WT_DEBUG=1` each call is logged to stderr with its working
 //! directory, duration and exit status.
 //!
@@ -111,6 +113,17 @@ impl Cmd {
         self
     }
 
+    /// This command run through `wrapper`, a program that execs the words after its own
+    /// arguments (`wt sandbox … --`): in this command's folder, with both environments.
+    pub fn inside(self, wrapper: Cmd) -> Cmd {
+        let mut args = wrapper.args;
+        args.push(self.program);
+        args.extend(self.args);
+        let mut env = wrapper.env;
+        env.extend(self.env);
+        Cmd { program: wrapper.program, args, dir: self.dir, env, outlives_wt: self.outlives_wt }
+    }
+
     /// Lets the child go on if wt dies (for agents: a resume waits for them instead).
     pub fn outlive_wt(mut self) -> Self {
         self.outlives_wt = true;
@@ -163,6 +176,25 @@ impl Cmd {
         let (out, err) = (append(stdout).map_err(spawn_error)?, append(stderr).map_err(spawn_error)?);
         let handle = self.expression().stdout_file(out).stderr_file(err).start().map_err(spawn_error)?;
         Ok(Started { handle, cmd: self.clone(), started: Instant::now() })
+    }
+
+    /// Replaces wt with the command (`execvp`), for a transparent wrapper such as `wt sandbox`.
+    /// Unlike the runners above it changes nothing the caller did not ask for: the command
+    /// inherits wt's stdin, stdout, stderr, environment and restrictions, with only this `Cmd`'s
+    /// `dir` and `env` applied (no C locale, no null stdin, no scrubbed `GIT_DIR`, no
+    /// parent-death signal: there is no parent left). Returns only if the command could not be
+    /// started (`source.kind()` NotFound: no such program).
+    pub fn exec_replacing(&self) -> ProcessError {
+        use std::os::unix::process::CommandExt;
+        let mut command = std::process::Command::new(&self.program);
+        command.args(&self.args).envs(self.env.iter().map(|(key, value)| (key, value)));
+        if let Some(dir) = &self.dir {
+            command.current_dir(dir);
+        }
+        if std::env::var_os("WT_DEBUG").is_some_and(|v| v == "1") {
+            eprintln!("wt debug: exec {}", self.display());
+        }
+        ProcessError::Spawn { command: self.display(), source: command.exec() }
     }
 
     fn expression(&self) -> duct::Expression {
@@ -346,6 +378,14 @@ mod tests {
         assert!(matches!(process_state(dying), None | Some('Z')), "{:?}", process_state(dying));
         assert!(matches!(process_state(surviving), Some('S') | Some('R')), "{:?}", process_state(surviving));
         Cmd::new("kill").arg(surviving.to_string()).read().unwrap();
+    }
+
+    #[test]
+    fn a_wrapped_command_keeps_its_folder_and_environment() {
+        let cmd = Cmd::new("sh").args(["-c", "pwd; echo \"$A$B\""]).dir("/tmp").env("A", "a");
+        let wrapped = cmd.inside(Cmd::new("env").env("B", "b").arg("--"));
+        assert_eq!(wrapped.display(), "env -- sh -c 'pwd; echo \"$A$B\"'");
+        assert_eq!(wrapped.read().unwrap().stdout, "/tmp\nab\n");
     }
 
     #[test]

@@ -112,7 +112,8 @@ fn an_active_run_is_not_cleaned_up() {
     let repo = TestRepo::new();
     let marker = repo.scratch.join("started");
     let slow = format!(
-        "[run]\nid = \"ffffff\"\n[[phase]]\n[[phase.task]]\nname = \"slow\"\nrun = \"touch {} && sleep 2 && echo x > x\"\n",
+        "[run]\nid = \"ffffff\"\n{}[[phase]]\n[[phase.task]]\nname = \"slow\"\nrun = \"touch {} && sleep 2 && echo x > x\"\n",
+        repo.scratch_writable(),
         marker.display()
     );
     let path = repo.plan("slow.toml", &slow);

@@ -138,8 +138,9 @@ fn slow_plan(repo: &TestRepo, marks: &Path) -> PathBuf {
         )
     };
     let plan = format!(
-        "[run]\nid = \"5105e0\"\n[[phase]]\n[[phase.task]]\nname = \"first\"\nrun = \"echo 1 > first.txt\"\n\
+        "[run]\nid = \"5105e0\"\n{}[[phase]]\n[[phase.task]]\nname = \"first\"\nrun = \"echo 1 > first.txt\"\n\
          [[phase]]\nstrategy = \"parallel\"\n{}{}{}",
+        repo.scratch_writable(),
         task("a"),
         task("b"),
         task("c")

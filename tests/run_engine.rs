@@ -166,7 +166,8 @@ fn parallel_tasks_really_overlap_in_time() {
         )
     };
     let plan = format!(
-        "[run]\nid = \"d4e5f6\"\n[agent]\nmax_parallel = 3\n[[phase]]\nstrategy = \"parallel\"\n{}{}{}",
+        "[run]\nid = \"d4e5f6\"\n[agent]\nmax_parallel = 3\n{}[[phase]]\nstrategy = \"parallel\"\n{}{}{}",
+        repo.scratch_writable(),
         task("a"),
         task("b"),
         task("c")
@@ -193,8 +194,12 @@ fn max_parallel_one_runs_parallel_tasks_one_at_a_time() {
             log = log.display()
         )
     };
-    let plan =
-        format!("[run]\nid = \"e5f6a7\"\n[[phase]]\nstrategy = \"parallel\"\n{}{}", task("a"), task("b"));
+    let plan = format!(
+        "[run]\nid = \"e5f6a7\"\n{}[[phase]]\nstrategy = \"parallel\"\n{}{}",
+        repo.scratch_writable(),
+        task("a"),
+        task("b")
+    );
     let plan = repo.plan("plan.toml", &plan);
     repo.wt(&["run", plan.to_str().unwrap(), "--max-parallel", "1"]).ok();
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "start\nend\nstart\nend\n");

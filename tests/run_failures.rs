@@ -110,6 +110,7 @@ fn running_the_plan_again_after_a_failure_finishes_it_without_redoing_verified_t
         "plan.toml",
         &format!(
             r#"
+{sandbox}
 [[phase]]
 strategy = "parallel"
 [[phase.task]]
@@ -120,7 +121,8 @@ name = "flaky"
 run = "test -f {gate} && echo f > flaky"
 "#,
             counter = counter.display(),
-            gate = gate.display()
+            gate = gate.display(),
+            sandbox = repo.scratch_writable()
         ),
     );
     assert_eq!(repo.wt(&["run", plan.to_str().unwrap()]).code(), 1);

@@ -9,6 +9,7 @@ mod hook_cmd;
 mod plan_cmd;
 mod resume_cmd;
 mod run_cmd;
+mod sandbox_cmd;
 mod status_cmd;
 mod step_cmd;
 mod submit_cmd;
@@ -60,6 +61,9 @@ enum Command {
     /// Claude Code plugin hooks: session-start, teammate-idle, task-completed (reads hook JSON).
     #[command(hide = true)]
     Hook(hook_cmd::HookArgs),
+    /// Run a command that may write only in a task's worktree (and its git, temporary and cache
+    /// folders), enforced by the kernel (Landlock); the exit code is the command's.
+    Sandbox(sandbox_cmd::SandboxArgs),
     /// Show the runs of this repository with their phases, tasks, branches and worktrees.
     Status(status_cmd::StatusArgs),
 }
@@ -82,6 +86,7 @@ pub fn main() -> ExitCode {
         Command::Hook(args) => Ok(hook_cmd::run(args, &cwd)),
         Command::CheckIgnore(args) => check_ignore_cmd::run(args, &cwd),
         Command::Doctor(args) => doctor_cmd::run(args, &cwd),
+        Command::Sandbox(args) => Err(sandbox_cmd::run(args, &cwd)),
     };
     match result {
         Ok(code) => ExitCode::from(code),

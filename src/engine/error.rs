@@ -55,6 +55,8 @@ pub enum EngineError {
     Linearize { phase: usize, branch: String, onto: String, detail: String },
     #[error("the stack is not linear after phase {phase}: {detail}")]
     NotLinear { phase: usize, detail: String },
+    #[error("the run's agents cannot be contained: {detail}")]
+    NoSandbox { detail: String, fix: String },
     #[error("{context}: {source}")]
     Io { context: String, source: std::io::Error },
 }
@@ -156,6 +158,13 @@ impl EngineError {
                      command (kind = \"script\"), or pass --agent-command '<cmd>'"
                         .into(),
                 ),
+            ),
+            EngineError::NoSandbox { fix, .. } => (
+                Environment,
+                Some(format!(
+                    "{fix}; or, to run contained by the guard's policy only, set `[sandbox] required = false` in \
+                     .spectacular/guard.toml"
+                )),
             ),
             EngineError::Linearize { .. } => (
                 RunFailed,

@@ -12,7 +12,7 @@ use super::run::Run;
 use super::stack;
 use crate::git;
 use crate::plan::{Phase, Strategy, TaskId};
-use crate::store::{PhaseState, RunState};
+use crate::store::{Containment, PhaseState, RunState};
 
 /// How the tasks of a phase get done.
 pub trait PhaseDriver {
@@ -70,6 +70,16 @@ pub fn drive<D: PhaseDriver>(run: &mut Run, driver: &mut D) -> Result<Driven<D::
         main_worktree: run.ws.main_worktree(),
         resumed: run.resumed,
     });
+    if run.ws.containment == Containment::PolicyOnly {
+        run.emit(Event::Notice {
+            message: format!(
+                "run {} is contained by policy only: this machine has no Landlock and the project allows that \
+                 ([sandbox] required = false), so only the guard and the check after each task keep agents in \
+                 their worktrees",
+                run.ws.run_id
+            ),
+        });
+    }
     let mut below = run.manifest.base.clone();
     let phases = run.plan.phases.clone();
     // Whether a phase ran in this invocation: the phases done before it may then sit on a top

@@ -10,14 +10,16 @@ use super::journal::{Journal, Step};
 use super::reconcile::{check_main_worktree, reconcile};
 use super::records::{new_manifest, rebuild_for_plan};
 use super::run::{Run, lock_run};
-use super::workspace::{Containment, Workspace};
+use super::workspace::Workspace;
 use super::worktrees::{check_worktree_paths, ensure_worktree};
 use super::{Agents, EngineError, EventSink, RunRequest};
 use crate::agent;
 use crate::git::{self, Repo};
+use crate::guard::GuardConfig;
 use crate::plan::{self, Plan};
+use crate::sandbox;
 use crate::spice::Spice;
-use crate::store::{EventLog, FileLock, RunManifest, RunState, StateLayout, write_atomic};
+use crate::store::{Containment, EventLog, FileLock, RunManifest, RunState, StateLayout, write_atomic};
 
 /// Patterns that keep run artifacts out of the user's `git status`.
 pub const EXCLUDES: &[&str] = &["/.worktrees/"];
@@ -46,6 +48,8 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<Run<'
         Some(manifest) => manifest.base.clone(),
         None => new_run_base(&repo, &plan, base)?,
     };
+    let rules = run_rules(&repo, &plan)?;
+    let containment = containment(&rules)?;
     let spice = Spice::discover()?;
     // A resumed run may first have to mend what its killed predecessor left half written; the
     // lock is taken first so that predecessor is known to be gone.
@@ -89,7 +93,7 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<Run<'
         journal,
         wt_exe,
         timeout,
-        containment: Containment::PolicyOnly,
+        containment,
     };
     let resumed = existing.is_some();
     let mut manifest = match existing {
@@ -100,8 +104,9 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<Run<'
     manifest.pid = std::process::id();
     manifest.state = RunState::Running;
     manifest.overrides = overrides.clone();
+    manifest.containment = Some(containment);
     save_plan_copy(&ws, &plan)?;
-    write_guard_rules(&ws, &plan)?;
+    write_guard_rules(&ws, &rules)?;
     {
         let _repo_lock = ws.repo_lock()?;
         ws.journal.step(Step::Exclude, "info/exclude", || {
@@ -164,16 +169,31 @@ fn save_plan_copy(ws: &Workspace, plan: &Plan) -> Result<(), EngineError> {
 }
 
 /// The run's guard rules: the project's `.spectacular/guard.toml` with the plan's `[guard]`.
-fn write_guard_rules(ws: &Workspace, plan: &Plan) -> Result<(), EngineError> {
-    let project = ws.repo.root().join(".spectacular").join("guard.toml");
-    let config = crate::guard::GuardConfig::load_toml(&project)
-        .map_err(|err| {
-            plan::PlanError::file(project.clone(), err, "fix the rule in .spectacular/guard.toml")
-        })?
-        .unwrap_or_default()
-        .merge(plan.guard.clone());
+fn run_rules(repo: &Repo, plan: &Plan) -> Result<GuardConfig, EngineError> {
+    let project = repo.root().join(".spectacular").join("guard.toml");
+    let config = GuardConfig::load_toml(&project).map_err(|err| {
+        plan::PlanError::file(project.clone(), err, "fix the rule in .spectacular/guard.toml")
+    })?;
+    Ok(config.unwrap_or_default().merge(plan.guard.clone()))
+}
+
+/// The kernel sandbox when this machine has one; policy only when it has none and the rules
+/// allow that; else the run is refused before anything is written.
+fn containment(rules: &GuardConfig) -> Result<Containment, EngineError> {
+    let support = sandbox::probe();
+    match (support.abi(), rules.sandbox.is_required()) {
+        (Some(_), _) => Ok(Containment::Kernel),
+        (None, false) => Ok(Containment::PolicyOnly),
+        (None, true) => Err(EngineError::NoSandbox {
+            detail: support.to_string(),
+            fix: support.fix().unwrap_or_default().to_owned(),
+        }),
+    }
+}
+
+fn write_guard_rules(ws: &Workspace, config: &GuardConfig) -> Result<(), EngineError> {
     let path = ws.layout.guard_rules(&ws.run_id);
     let io = |source| EngineError::Io { context: format!("writing {}", path.display()), source };
-    let text = toml::to_string(&config).map_err(|err| io(std::io::Error::other(err)))?;
+    let text = toml::to_string(config).map_err(|err| io(std::io::Error::other(err)))?;
     write_atomic(&path, text.as_bytes()).map_err(io)
 }

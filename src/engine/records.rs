@@ -86,6 +86,7 @@ fn build_manifest(ws: &Workspace, plan: &Plan, base: &str, base_commit: &str) ->
         started_at: now,
         updated_at: now,
         overrides: Overrides::default(),
+        containment: Some(ws.containment),
         phases,
     }
 }

@@ -9,12 +9,12 @@ use super::event::Activity;
 use super::integrity::{self, Allowed, Watch};
 use super::journal::Step;
 use super::transcript::Follower;
-use super::workspace::Containment;
 use super::workspace::Workspace;
 use crate::agent::{Agent, TaskContext, render_prompt, with_task_env};
 use crate::git;
 use crate::plan::{Task, commit_message};
 use crate::process::{Cmd, ExitDescription};
+use crate::store::Containment;
 
 /// What a running task tells its coordinator.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,7 +83,8 @@ pub fn execute_task(
     let prompt = Prompt::write(ws, task, worktree)?;
     let context = prompt.context(ws, task, worktree);
     let log = context.log();
-    let launch = agent.launch(&context).map_err(|source| io("preparing the agent", source))?;
+    let mut launch = agent.launch(&context).map_err(|source| io("preparing the agent", source))?;
+    launch.cmd = contained(ws, task, worktree, launch.cmd);
     report(Progress::Activity(Activity::Agent));
     log_line(&log, &format!("agent: {}", launch.cmd.display()))?;
     let timeout = task.timeout.or(ws.timeout);
@@ -163,7 +164,7 @@ fn run_verify(
     let prompt = Prompt::write(ws, task, worktree)?;
     let context = prompt.context(ws, task, worktree);
     let log = context.log();
-    let cmd = with_task_env(Cmd::new("sh").arg("-c").arg(verify), &context);
+    let cmd = contained(ws, task, worktree, with_task_env(Cmd::new("sh").arg("-c").arg(verify), &context));
     log_line(&log, &format!("verify: {verify}"))?;
     match ws.journal.step(Step::Verify, &task.id.to_string(), || Ok(cmd.run_logged(&log)))? {
         Ok(ExitDescription::Code(0)) => {}
@@ -184,6 +185,25 @@ fn run_verify(
         )));
     }
     Ok(TaskOutcome::Verified)
+}
+
+/// `cmd` as it runs for the task: under `wt sandbox` in the task's worktree when the run is
+/// contained by the kernel.
+fn contained(ws: &Workspace, task: &Task, worktree: &Path, cmd: Cmd) -> Cmd {
+    if ws.containment == Containment::PolicyOnly {
+        return cmd;
+    }
+    let sandbox = Cmd::new(&ws.wt_exe)
+        .arg("sandbox")
+        .arg("--root")
+        .arg(worktree)
+        .args(["--branch", &task.branch])
+        .arg("--rules")
+        .arg(ws.layout.guard_rules(&ws.run_id))
+        .arg("--tmp")
+        .arg(ws.layout.task_tmp(&ws.run_id, task.id))
+        .arg("--");
+    cmd.inside(sandbox)
 }
 
 fn log_line(log: &Path, line: &str) -> Result<(), EngineError> {

@@ -8,7 +8,7 @@ use crate::agent::Agent;
 use crate::git::Repo;
 use crate::plan::TaskId;
 use crate::spice::Spice;
-use crate::store::{FileLock, StateLayout};
+use crate::store::{Containment, FileLock, StateLayout};
 
 /// The folder under the repository root that holds every run's worktrees.
 pub const WORKTREES_DIR: &str = ".worktrees";
@@ -40,16 +40,6 @@ pub struct Workspace {
     pub timeout: Option<std::time::Duration>,
     /// Whether the kernel keeps the run's agents in their worktrees, or only the guard's policy.
     pub containment: Containment,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Containment {
-    /// Every task process runs under `wt sandbox` (Landlock).
-    Kernel,
-    /// The project turned the sandbox off, or the kernel has none: the guard's policy and the
-    /// check after each task are all there is.
-    PolicyOnly,
 }
 
 impl Workspace {

@@ -10,6 +10,7 @@ mod hook;
 mod locate;
 pub mod paths;
 pub mod rules;
+mod sandbox_rules;
 pub mod shell;
 mod vcs;
 
@@ -19,6 +20,7 @@ pub use hook::{HookInput, Target, decide};
 pub use locate::{common_dir, detect, project_rules_path};
 pub use paths::Worktree;
 pub use rules::GuardConfig;
+pub use sandbox_rules::SandboxConfig;
 
 /// The tools whose calls the guard decides (the matcher of every PreToolUse hook wt registers).
 pub const GUARDED_TOOLS: &str = "Edit|Write|MultiEdit|NotebookEdit|Bash";

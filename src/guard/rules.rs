@@ -27,6 +27,9 @@ pub struct GuardConfig {
     pub always_allow: Vec<RuleEntry>,
     #[serde(default)]
     pub profiles: BTreeMap<String, Profile>,
+    /// `wt sandbox`: whether Landlock is required, and more folders to allow writing.
+    #[serde(default)]
+    pub sandbox: super::SandboxConfig,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -118,6 +121,7 @@ impl GuardConfig {
             entry.ask.extend(profile.ask);
             entry.allow.extend(profile.allow);
         }
+        self.sandbox = self.sandbox.merge(other.sandbox);
         self
     }
 

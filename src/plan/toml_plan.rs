@@ -11,7 +11,7 @@ use toml::Spanned;
 use super::error::PlanError;
 use super::model::{AgentConfig, AgentKind, Located, Location, Phase, Strategy, Task, TaskId};
 use super::slug::slugify;
-use crate::guard::GuardConfig;
+use crate::guard::{GuardConfig, SandboxConfig};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -19,6 +19,8 @@ struct RawPlan {
     run: Option<RawRun>,
     agent: Option<RawAgent>,
     guard: Option<Spanned<GuardConfig>>,
+    /// The run's `wt sandbox` settings, added to the project's (`[sandbox]` of guard.toml).
+    sandbox: Option<SandboxConfig>,
     #[serde(default)]
     phase: Vec<Spanned<RawPhase>>,
 }
@@ -101,6 +103,10 @@ pub fn parse(file: &Path, text: &str) -> Result<ParsedToml, PlanError> {
             guard
         }
         None => GuardConfig::default(),
+    };
+    let guard = match raw.sandbox {
+        Some(sandbox) => GuardConfig { sandbox: guard.sandbox.merge(sandbox), ..guard },
+        None => guard,
     };
     let mut phases = Vec::with_capacity(raw.phase.len());
     for (index, spanned) in raw.phase.into_iter().enumerate() {

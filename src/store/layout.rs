@@ -67,6 +67,11 @@ impl StateLayout {
         self.run_dir(run_id).join("transcripts").join(format!("{}.jsonl", task.key()))
     }
 
+    /// A task's temporary folder (its TMPDIR under the sandbox), removed with the run's state.
+    pub fn task_tmp(&self, run_id: &str, task: TaskId) -> PathBuf {
+        self.run_dir(run_id).join("tmp").join(task.key())
+    }
+
     /// What a task handed to an orchestrator must leave alone (its snapshot), until it is checked.
     pub fn task_watch(&self, run_id: &str, task: TaskId) -> PathBuf {
         self.run_dir(run_id).join("watch").join(format!("{}.json", task.key()))

@@ -54,6 +54,17 @@ pub enum TaskState {
     Failed,
 }
 
+/// What keeps a run's agents in their worktrees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Containment {
+    /// Every task process runs under `wt sandbox` (Landlock): the kernel bounds its writes.
+    Kernel,
+    /// The kernel has no Landlock and the project allowed that (`[sandbox] required = false`):
+    /// the guard's policy and the check after each task are all there is.
+    PolicyOnly,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunManifest {
     pub format: u32,
@@ -73,6 +84,9 @@ pub struct RunManifest {
     /// Command-line choices that a resume without flags keeps.
     #[serde(default)]
     pub overrides: Overrides,
+    /// How the run's agents are contained (absent in manifests of wt before the sandbox).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub containment: Option<Containment>,
     pub phases: Vec<PhaseRecord>,
 }
 
@@ -197,6 +211,7 @@ mod tests {
             started_at: 0,
             updated_at: 0,
             overrides: Overrides::default(),
+            containment: None,
             phases: vec![],
         }
     }

@@ -13,8 +13,8 @@ pub use events::EventLog;
 pub use layout::StateLayout;
 pub use lock::{FileLock, LockError};
 pub use manifest::{
-    FORMAT as MANIFEST_FORMAT, ManifestError, Overrides, PhaseRecord, PhaseState, RunManifest, RunState,
-    TaskRecord, TaskState,
+    Containment, FORMAT as MANIFEST_FORMAT, ManifestError, Overrides, PhaseRecord, PhaseState, RunManifest,
+    RunState, TaskRecord, TaskState,
 };
 pub use status::LiveState;
 

@@ -51,6 +51,13 @@ impl TestRepo {
         repo
     }
 
+    /// The plan table that lets task commands write the test's scratch folder, where tests keep
+    /// the marks and logs they read (under `wt sandbox` nothing else outside the worktree is
+    /// writable).
+    pub fn scratch_writable(&self) -> String {
+        format!("[sandbox]\nallow_write = [\"{}\"]\n", self.scratch.display())
+    }
+
     pub fn write(&self, relative: &str, content: &str) {
         let path = self.root.join(relative);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -1,0 +1,157 @@
+//! `wt sandbox --root <worktree> -- <command>`: contain a command with Landlock, then become it.
+//! The exit code is the command's; wt's own failures use the documented codes (2 bad input,
+//! 3 environment) and, like a shell, 127 for a command that does not exist and 126 for one that
+//! cannot be run.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use super::{CliError, exit};
+use crate::guard::rules::Reads;
+use crate::process::{Cmd, ProcessError};
+use crate::sandbox::{self, HostEnv, KernelSupport, Policy, Request, SandboxError, TaskWorktree};
+
+/// A shell's code for a command it cannot find.
+const COMMAND_NOT_FOUND: u8 = 127;
+/// A shell's code for a command it found but cannot run.
+const COMMAND_NOT_RUNNABLE: u8 = 126;
+
+#[derive(Args)]
+pub struct SandboxArgs {
+    /// The task's worktree (a linked worktree): the command may write only beneath it and the
+    /// few folders a commit, a build and the caches need.
+    #[arg(long, value_name = "DIR")]
+    root: PathBuf,
+    /// Refuse to start unless the worktree is on this branch.
+    #[arg(long, value_name = "BRANCH")]
+    branch: Option<String>,
+    /// Also allow writing beneath this path (repeatable).
+    #[arg(long = "allow-write", value_name = "PATH")]
+    allow_write: Vec<PathBuf>,
+    /// Guard rules with the `[sandbox]` table and `reads`; default: the project's
+    /// .spectacular/guard.toml in the main checkout.
+    #[arg(long, value_name = "FILE")]
+    rules: Option<PathBuf>,
+    /// The task's temporary folder (TMPDIR, TMP, TEMP); default:
+    /// <git dir>/spectacular/tmp/<worktree folder name>.
+    #[arg(long, value_name = "DIR")]
+    tmp: Option<PathBuf>,
+    /// The command to run and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    command: Vec<OsString>,
+}
+
+/// Becomes the command; returns only wt's own error.
+pub fn run(args: SandboxArgs, cwd: &Path) -> CliError {
+    // clap requires at least one word after `--` (`required = true`), so both slices exist.
+    let command = Cmd::new(&args.command[0]).args(&args.command[1..]);
+    match contain(&args, cwd) {
+        Ok(tmp) => {
+            exec_error(command.env("TMPDIR", &tmp).env("TMP", &tmp).env("TEMP", &tmp).exec_replacing())
+        }
+        Err(err) => err,
+    }
+}
+
+/// Checks the worktree, restricts this process and returns the task's temporary folder.
+fn contain(args: &SandboxArgs, cwd: &Path) -> Result<PathBuf, CliError> {
+    let worktree = TaskWorktree::open(&cwd.join(&args.root)).map_err(sandbox_error)?;
+    if let Some(branch) = &args.branch {
+        worktree.check_branch(branch).map_err(sandbox_error)?;
+    }
+    let rules = sandbox::load_rules(args.rules.as_ref().map(|r| cwd.join(r)).as_deref(), &worktree);
+    let rules = rules.map_err(sandbox_error)?;
+    let support = sandbox::probe();
+    if support.abi().is_none() && rules.sandbox.is_required() {
+        return Err(sandbox_error(SandboxError::Unavailable { support }));
+    }
+    let request = Request {
+        tmp: args.tmp.as_ref().map(|tmp| cwd.join(tmp)),
+        allow_write: args.allow_write.iter().map(|path| cwd.join(path)).collect(),
+        config: rules.sandbox.clone(),
+        deny_reads: rules.reads == Some(Reads::DenyOutside),
+        program: args.command.first().cloned(),
+    };
+    let policy = Policy::for_worktree(&worktree, &request, &HostEnv::current()).map_err(sandbox_error)?;
+    let debug = std::env::var_os("WT_DEBUG").is_some_and(|v| v == "1");
+    if debug {
+        print_policy(&policy);
+    }
+    match support {
+        KernelSupport::Available { abi } => {
+            let enforcement = sandbox::restrict_self(&policy, abi).map_err(sandbox_error)?;
+            if debug {
+                let completeness = if enforcement.complete { "fully" } else { "partly" };
+                eprintln!(
+                    "wt debug: sandbox: Landlock ABI {} {completeness} enforced, handling {}",
+                    enforcement.abi,
+                    enforcement.handled.join(", ")
+                );
+            }
+        }
+        unavailable => eprintln!(
+            "wt sandbox: {unavailable}; the command runs contained by policy only ([sandbox] required = false)"
+        ),
+    }
+    Ok(policy.tmp)
+}
+
+fn print_policy(policy: &Policy) {
+    for grant in &policy.grants {
+        let verb = match grant.access {
+            sandbox::Access::Write => "writing",
+            sandbox::Access::Read => "reading",
+        };
+        eprintln!("wt debug: sandbox allows {verb} beneath {} ({})", grant.path.display(), grant.why);
+    }
+    for skipped in &policy.skipped {
+        eprintln!("wt debug: sandbox skips {} ({}): {}", skipped.path.display(), skipped.why, skipped.reason);
+    }
+}
+
+fn exec_error(err: ProcessError) -> CliError {
+    let ProcessError::Spawn { command, source } = &err else {
+        return CliError::new(exit::INTERNAL, err.to_string());
+    };
+    match source.kind() {
+        std::io::ErrorKind::NotFound => {
+            CliError::new(COMMAND_NOT_FOUND, format!("{command}: command not found"))
+                .hint("check the command's name and PATH")
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            CliError::new(COMMAND_NOT_RUNNABLE, format!("{command}: permission denied")).hint(
+                "the program must be executable and, with reads = \"deny-outside\", in a readable folder",
+            )
+        }
+        _ => CliError::new(COMMAND_NOT_RUNNABLE, err.to_string()),
+    }
+}
+
+fn sandbox_error(err: SandboxError) -> CliError {
+    let message = err.to_string();
+    match err {
+        SandboxError::NotALinkedWorktree { .. } => CliError::new(exit::BAD_INPUT, message)
+            .hint("pass the worktree of a task (`git worktree list` shows them) as --root"),
+        SandboxError::Rules { .. } => {
+            CliError::new(exit::BAD_INPUT, message).hint("fix the file, or pass other rules with --rules")
+        }
+        SandboxError::WrongBranch { root, expected, .. } => CliError::new(exit::ENVIRONMENT, message).hint(
+            format!("run `git -C {} switch {expected}`, or pass the worktree's own --branch", root.display()),
+        ),
+        SandboxError::Unavailable { support } => {
+            let cli = CliError::new(exit::ENVIRONMENT, message);
+            let cli = match support.fix() {
+                Some(fix) => cli.hint(fix),
+                None => cli,
+            };
+            cli.hint("or set `[sandbox] required = false` in .spectacular/guard.toml to run contained by policy only")
+        }
+        SandboxError::Read { .. }
+        | SandboxError::Tmp { .. }
+        | SandboxError::OpenRulePath { .. }
+        | SandboxError::Ruleset(_)
+        | SandboxError::NotEnforced => CliError::new(exit::ENVIRONMENT, message),
+    }
+}

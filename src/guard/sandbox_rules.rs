@@ -1,0 +1,100 @@
+//! The `[sandbox]` table of guard.toml: whether Landlock is required, and the folders a
+//! project's tools must write beyond the built-in set (caches such as `~/.gradle`).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxConfig {
+    /// `false`: on a kernel without Landlock, run the command contained by policy only (the
+    /// guard hook) instead of refusing to start. Default: required.
+    pub required: Option<bool>,
+    /// More folders the command may write beneath: `~/…` is in the home folder, a relative path
+    /// is against the repository root (the main checkout).
+    #[serde(default)]
+    pub allow_write: Vec<String>,
+}
+
+impl SandboxConfig {
+    /// `self` with `other`'s folders added; `other`'s `required` wins when it says anything.
+    pub fn merge(mut self, other: SandboxConfig) -> SandboxConfig {
+        self.required = other.required.or(self.required);
+        self.allow_write.extend(other.allow_write);
+        self
+    }
+
+    /// Whether a kernel without Landlock must stop the command (the default).
+    pub fn is_required(&self) -> bool {
+        self.required.unwrap_or(true)
+    }
+
+    /// The `allow_write` entries as absolute paths; an entry naming `~` without a known home
+    /// folder is left out (it cannot name anything).
+    pub fn allow_write_paths(&self, repo_root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+        self.allow_write.iter().filter_map(|entry| resolve(entry, repo_root, home)).collect()
+    }
+}
+
+fn resolve(entry: &str, repo_root: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    if entry == "~" {
+        return home.map(Path::to_owned);
+    }
+    if let Some(rest) = entry.strip_prefix("~/") {
+        return home.map(|home| home.join(rest));
+    }
+    Some(repo_root.join(entry))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn later_required_wins_and_folders_add_up() {
+        let project = SandboxConfig { required: Some(false), allow_write: vec!["~/.gradle".into()] };
+        let plan = SandboxConfig { required: None, allow_write: vec!["build-cache".into()] };
+        let merged = project.clone().merge(plan);
+        assert_eq!(merged.required, Some(false));
+        assert_eq!(merged.allow_write, ["~/.gradle", "build-cache"]);
+        let strict = SandboxConfig { required: Some(true), allow_write: Vec::new() };
+        assert!(project.merge(strict).is_required());
+        assert!(SandboxConfig::default().is_required());
+    }
+
+    #[test]
+    fn home_and_repository_relative_entries_resolve() {
+        let config = SandboxConfig {
+            required: None,
+            allow_write: vec!["~/.gradle".into(), "~".into(), "cache".into(), "/abs".into()],
+        };
+        let paths = config.allow_write_paths(Path::new("/repo"), Some(Path::new("/home/u")));
+        let expected = ["/home/u/.gradle", "/home/u", "/repo/cache", "/abs"];
+        assert_eq!(paths, expected.map(PathBuf::from));
+        assert_eq!(
+            config.allow_write_paths(Path::new("/repo"), None),
+            ["/repo/cache", "/abs"].map(PathBuf::from)
+        );
+    }
+
+    #[test]
+    fn guard_rules_written_for_a_run_read_back_with_their_sandbox_table() {
+        // The engine writes the merged rules of a run with toml::to_string; they must load again.
+        for sandbox in [
+            SandboxConfig::default(),
+            SandboxConfig { required: Some(false), allow_write: vec!["~/.m2".into()] },
+        ] {
+            let config = super::super::GuardConfig { sandbox, ..Default::default() };
+            let text = toml::to_string(&config).unwrap();
+            assert_eq!(toml::from_str::<crate::guard::GuardConfig>(&text).unwrap(), config, "{text}");
+        }
+    }
+
+    #[test]
+    fn unknown_keys_are_refused() {
+        assert!(toml::from_str::<SandboxConfig>("requird = false").is_err());
+        let config: SandboxConfig = toml::from_str("required = false").unwrap();
+        assert_eq!(config.required, Some(false));
+    }
+}

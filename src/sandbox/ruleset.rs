@@ -1,0 +1,95 @@
+//! Turning a `Policy` into a Landlock ruleset on the calling thread. After `restrict_self` the
+//! restriction holds for this process and everything it starts, and cannot be lifted; the caller
+//! then replaces the process with the command (`Cmd::exec_replacing`) from this same thread.
+
+use landlock::{
+    ABI, AccessFs, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus,
+};
+
+use super::SandboxError;
+use super::policy::{Access, Policy};
+
+/// The newest ABI whose rights are requested: write_file, remove_*, make_*, refer (2), truncate
+/// (3), ioctl_dev (5). ABIs 6–8 add no file right; 9's resolve_unix (connecting to a named
+/// socket) is left out until its effect on ordinary tools has been checked.
+const REQUESTED_ABI: ABI = ABI::V5;
+
+/// The rights that apply to a single file (a rule on a file may name no other).
+fn file_rights() -> BitFlags<AccessFs> {
+    AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::Execute | AccessFs::Truncate | AccessFs::IoctlDev
+}
+
+/// How the restriction came out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Enforcement {
+    /// The ABI the rights were chosen for.
+    pub abi: u32,
+    /// Every requested right is enforced (false: the kernel lacks some, e.g. truncate before 6.2).
+    pub complete: bool,
+    /// The rights handled, by name.
+    pub handled: Vec<String>,
+}
+
+/// Restricts the calling thread (and what it will exec) to `policy`, on a kernel with `abi`.
+pub fn restrict_self(policy: &Policy, abi: u32) -> Result<Enforcement, SandboxError> {
+    let target = requested_abi(abi);
+    let write = AccessFs::from_write(target);
+    let read = AccessFs::from_read(target);
+    let handled = if policy.deny_reads { write | read } else { write };
+    let mut ruleset = Ruleset::default().handle_access(handled)?.create()?;
+    for grant in &policy.grants {
+        let mut rights = match grant.access {
+            Access::Write => handled,
+            Access::Read => read & handled,
+        };
+        if !grant.is_dir {
+            rights &= file_rights();
+        }
+        if rights.is_empty() {
+            continue;
+        }
+        let fd = PathFd::new(&grant.path)
+            .map_err(|source| SandboxError::OpenRulePath { path: grant.path.clone(), source })?;
+        ruleset = ruleset.add_rule(PathBeneath::new(fd, rights))?;
+    }
+    let status = ruleset.restrict_self()?;
+    match status.ruleset {
+        RulesetStatus::NotEnforced => Err(SandboxError::NotEnforced),
+        enforced => Ok(Enforcement {
+            abi,
+            complete: enforced == RulesetStatus::FullyEnforced,
+            handled: handled.iter().map(|right| format!("{right:?}")).collect(),
+        }),
+    }
+}
+
+/// The rights of the kernel's ABI, no newer than `REQUESTED_ABI`. On a real kernel the
+/// landlock crate would narrow `REQUESTED_ABI` itself; choosing from `abi` also honours the
+/// test-only `WT_SANDBOX_ABI` cap, which stands in for an older kernel.
+fn requested_abi(abi: u32) -> ABI {
+    let capped = abi.min(REQUESTED_ABI as u32);
+    ABI::from(i32::try_from(capped).unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rights_follow_the_kernel_abi_up_to_ioctl_dev() {
+        assert!(!AccessFs::from_write(requested_abi(1)).contains(AccessFs::Refer));
+        assert!(AccessFs::from_write(requested_abi(2)).contains(AccessFs::Refer));
+        assert!(!AccessFs::from_write(requested_abi(2)).contains(AccessFs::Truncate));
+        assert!(AccessFs::from_write(requested_abi(3)).contains(AccessFs::Truncate));
+        assert!(AccessFs::from_write(requested_abi(7)).contains(AccessFs::IoctlDev));
+        assert_eq!(AccessFs::from_write(requested_abi(9)), AccessFs::from_write(ABI::V5));
+    }
+
+    #[test]
+    fn write_rights_leave_reading_and_execution_free() {
+        let write = AccessFs::from_write(requested_abi(7));
+        for right in [AccessFs::ReadFile, AccessFs::ReadDir, AccessFs::Execute] {
+            assert!(!write.contains(right), "{right:?}");
+        }
+    }
+}
