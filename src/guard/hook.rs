@@ -8,6 +8,7 @@ use super::bash::check_bash;
 use super::decision::Decision;
 use super::paths::{Place, Worktree};
 use super::rules::{Call, GuardConfig};
+use super::verdict::Verdict;
 
 /// Every field optional, unknown fields ignored: the format grows between Claude Code versions.
 #[derive(Debug, Default, Deserialize)]
@@ -35,22 +36,29 @@ pub fn decide(input: &HookInput, target: &Target, config: &GuardConfig) -> Decis
     let path = field("file_path").or_else(|| field("notebook_path")).or_else(|| field("path"));
     let call =
         Call { tool, path, command: field("command"), cwd: &cwd, wt: &wt, branch: target.branch.as_deref() };
-    built_in(tool, &call, target).and(config.decide(&call))
-}
-
-fn built_in(tool: &str, call: &Call<'_>, target: &Target) -> Decision {
-    let (cwd, wt) = (call.cwd, call.wt);
-    let field = |name: &str| match name {
-        "command" => call.command,
-        _ => call.path,
-    };
-    match tool {
-        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => file_write(tool, field("path"), cwd, wt),
-        "Bash" => match field("command") {
-            Some(command) => check_bash(command, cwd, wt, target.branch.as_deref()),
+    let built_in = match tool {
+        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => file_write(tool, path, &cwd, &wt),
+        "Bash" => match call.command {
+            Some(command) => {
+                let verdict = check_bash(command, &cwd, &wt, target.branch.as_deref());
+                bash_decision(verdict, &wt)
+            }
             None => Decision::Deny("the Bash call has no command".into()),
         },
         _ => Decision::None,
+    };
+    built_in.and(config.decide(&call))
+}
+
+/// What the hook answers for a Bash command: what wt followed is allowed, what it could not
+/// follow gets no decision (the user's own permission settings decide).
+fn bash_decision(verdict: Verdict, wt: &Worktree) -> Decision {
+    match verdict {
+        Verdict::Deny(reason) => Decision::Deny(reason),
+        Verdict::Understood => {
+            Decision::Allow(format!("every command stays inside the worktree {}", wt.root().display()))
+        }
+        Verdict::Unclear(_) => Decision::None,
     }
 }
 
