@@ -51,7 +51,6 @@ pub enum Expect {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(dead_code)] // Only the hook for now: the sandbox modes come with their flags.
 enum Mode {
     HookOnly,
     Contained,
@@ -203,6 +202,16 @@ fn assert_mode(mode: Mode) {
 #[test]
 fn with_only_the_hook_escapes_are_denied_ordinary_work_allowed_and_the_rest_left_to_the_user() {
     assert_mode(Mode::HookOnly);
+}
+
+#[test]
+fn inside_the_sandbox_everything_not_denied_is_allowed() {
+    assert_mode(Mode::Contained);
+}
+
+#[test]
+fn with_sandbox_wrapping_everything_not_denied_runs_inside_wt_sandbox() {
+    assert_mode(Mode::SandboxWrap);
 }
 
 #[test]

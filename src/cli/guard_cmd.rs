@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use crate::guard::{self, Decision, GuardConfig, HookInput, Target};
+use crate::guard::{self, Containment, Decision, GuardConfig, HookInput, Target};
 
 /// Claude Code's "block this call" exit code for hooks.
 const BLOCK: u8 = 2;
@@ -33,6 +33,15 @@ pub struct GuardArgs {
     /// `.spectacular/guard.toml` in the main checkout.
     #[arg(long, value_name = "FILE")]
     rules: Option<PathBuf>,
+    /// The agent's whole process runs inside `wt sandbox` (wt run's agents): a Bash command the
+    /// guard cannot follow is allowed, since the kernel keeps its writes in the worktree.
+    #[arg(long, conflicts_with = "sandbox_wrap")]
+    contained: bool,
+    /// Allow each Bash command that is not denied rewritten to run inside `wt sandbox` (the
+    /// plugin's workers, whose process wt cannot sandbox). Without this or --contained, a command
+    /// the guard cannot follow gets no decision.
+    #[arg(long)]
+    sandbox_wrap: bool,
 }
 
 pub fn run(args: GuardArgs) -> u8 {
@@ -75,10 +84,12 @@ fn decide(args: &GuardArgs) -> Result<Decision, String> {
             .or_else(project_rules),
         _ => project_rules(),
     };
-    let config = match rules_path {
-        Some(path) => GuardConfig::load_toml(&path)?.unwrap_or_default(),
-        None => GuardConfig::default(),
+    let loaded = match &rules_path {
+        Some(path) => GuardConfig::load_toml(path)?,
+        None => None,
     };
+    let rules_file = rules_path.filter(|_| loaded.is_some());
+    let config = loaded.unwrap_or_default();
     let target = match (&args.root, args.detect) {
         (Some(root), _) => Some(Target { root: root.clone(), branch: args.branch.clone() }),
         (None, true) => {
@@ -87,8 +98,20 @@ fn decide(args: &GuardArgs) -> Result<Decision, String> {
         (None, false) => assignment.map(|a| a.target),
     };
     Ok(match target {
-        Some(target) => guard::decide(&input, &target, &config),
+        Some(target) => guard::decide(&input, &target, &config, &containment(args, rules_file)?),
         None if args.approve_orchestrator => guard::orchestrator::approve(&input),
         None => Decision::None,
+    })
+}
+
+fn containment(args: &GuardArgs, rules: Option<PathBuf>) -> Result<Containment, String> {
+    Ok(if args.contained {
+        Containment::Contained
+    } else if args.sandbox_wrap {
+        let exe = std::env::current_exe()
+            .map_err(|err| format!("cannot find the wt binary to wrap commands in `wt sandbox`: {err}"))?;
+        Containment::SandboxWrap { exe, rules }
+    } else {
+        Containment::HookOnly
     })
 }

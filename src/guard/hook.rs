@@ -27,8 +27,29 @@ pub struct Target {
     pub branch: Option<String>,
 }
 
+/// How the agent is contained besides this hook; it decides what a Bash command the guard could
+/// not follow (`Verdict::Unclear`) gets. A deny is a deny in every mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Containment {
+    /// Only this hook (`--detect`, a worktree made by hand): what it followed is allowed, what it
+    /// could not follow gets no decision, so the user's own permission settings decide.
+    HookOnly,
+    /// The agent's whole process runs inside `wt sandbox` (`wt run`'s agents): the kernel keeps
+    /// its writes in the worktree, so whatever is not denied is allowed.
+    Contained,
+    /// The agent cannot be sandboxed as a whole (the plugin's workers are subagents of the user's
+    /// session): every Bash call that is not denied is allowed rewritten to run inside
+    /// `<exe> sandbox`, with these rules.
+    SandboxWrap { exe: PathBuf, rules: Option<PathBuf> },
+}
+
 /// The built-in policy, then the configured rules; the most restrictive decision wins.
-pub fn decide(input: &HookInput, target: &Target, config: &GuardConfig) -> Decision {
+pub fn decide(
+    input: &HookInput,
+    target: &Target,
+    config: &GuardConfig,
+    containment: &Containment,
+) -> Decision {
     let wt = Worktree::new(&target.root);
     let cwd = input.cwd.as_deref().map(PathBuf::from).unwrap_or_else(|| wt.root().to_owned());
     let tool = input.tool_name.as_deref().unwrap_or_default();
@@ -41,7 +62,7 @@ pub fn decide(input: &HookInput, target: &Target, config: &GuardConfig) -> Decis
         "Bash" => match call.command {
             Some(command) => {
                 let verdict = check_bash(command, &cwd, &wt, target.branch.as_deref());
-                bash_decision(verdict, &wt)
+                bash_decision(verdict, input, target, &wt, containment)
             }
             None => Decision::Deny("the Bash call has no command".into()),
         },
@@ -50,15 +71,44 @@ pub fn decide(input: &HookInput, target: &Target, config: &GuardConfig) -> Decis
     built_in.and(config.decide(&call))
 }
 
-/// What the hook answers for a Bash command: what wt followed is allowed, what it could not
-/// follow gets no decision (the user's own permission settings decide).
-fn bash_decision(verdict: Verdict, wt: &Worktree) -> Decision {
-    match verdict {
-        Verdict::Deny(reason) => Decision::Deny(reason),
-        Verdict::Understood => {
-            Decision::Allow(format!("every command stays inside the worktree {}", wt.root().display()))
+fn bash_decision(
+    verdict: Verdict,
+    input: &HookInput,
+    target: &Target,
+    wt: &Worktree,
+    containment: &Containment,
+) -> Decision {
+    let root = wt.root().display();
+    match (verdict, containment) {
+        (Verdict::Deny(reason), _) => Decision::Deny(reason),
+        (Verdict::Understood, Containment::HookOnly) => {
+            Decision::Allow(format!("every command stays inside the worktree {root}"))
         }
-        Verdict::Unclear(_) => Decision::None,
+        (Verdict::Unclear(_), Containment::HookOnly) => Decision::None,
+        (verdict, Containment::Contained) => Decision::Allow(match verdict {
+            Verdict::Unclear(why) => {
+                format!("runs inside this agent's sandbox, which keeps writes in the worktree {root} ({why})")
+            }
+            _ => format!("every command stays inside the worktree {root}"),
+        }),
+        (verdict, Containment::SandboxWrap { exe, rules }) => {
+            let mut updated = input.tool_input.clone();
+            let command = updated.get("command").and_then(|c| c.as_str()).unwrap_or_default();
+            let wrapped =
+                super::wrap::sandboxed(command, exe, wt.root(), target.branch.as_deref(), rules.as_deref());
+            updated["command"] = serde_json::Value::String(wrapped);
+            let why = match verdict {
+                Verdict::Unclear(why) => format!(" ({why})"),
+                _ => String::new(),
+            };
+            Decision::Rewrite {
+                reason: format!(
+                    "runs inside `wt sandbox`, which keeps its writes in the worktree {root}{why}"
+                ),
+                input: updated,
+                ask: false,
+            }
+        }
     }
 }
 

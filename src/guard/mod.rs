@@ -30,11 +30,12 @@ mod shells;
 mod state;
 mod vcs;
 pub mod verdict;
+mod wrap;
 mod writers;
 
 pub use bash::check_bash;
 pub use decision::Decision;
-pub use hook::{HookInput, Target, decide};
+pub use hook::{Containment, HookInput, Target, decide};
 pub use paths::Worktree;
 pub use route::{Assignment, common_dir, detect, from_agent_type, project_rules_path, run_rules_path};
 pub use rules::GuardConfig;
