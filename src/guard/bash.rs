@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use super::expand::Arg;
 use super::limits::{Budget, Limit, MAX_COMMAND_BYTES, MAX_SHELL_DEPTH};
 use super::paths::{Place, Worktree, real_path};
+use super::scripts::Content;
 use super::shell::{self, RedirectKind, Script, SimpleCommand, Word};
 use super::state::{Cwd, Dir, Flow, State, Value};
 use super::verdict::Verdict;
@@ -43,6 +44,8 @@ pub struct Checker<'a> {
     shells: usize,
     /// The loops being followed, innermost last.
     pub(super) loops: Vec<super::flow::LoopExits>,
+    /// Files this command writes inside the worktree, and what it writes in them.
+    pub(super) writes: super::scripts::Writes,
 }
 
 pub fn check_bash(command: &str, cwd: &Path, wt: &Worktree, branch: Option<&str>) -> Verdict {
@@ -75,6 +78,7 @@ impl<'a> Checker<'a> {
             dropped: (0, 0),
             shells: 0,
             loops: Vec::new(),
+            writes: Default::default(),
         }
     }
 
@@ -176,7 +180,14 @@ impl<'a> Checker<'a> {
         for name in std::mem::take(&mut self.assigned) {
             state.set(&name, Value::Unknown);
         }
+        if command.redirects.iter().any(|r| r.kind == RedirectKind::Write) {
+            self.writes.writing = match self.output_of_command(command, &state) {
+                Stdin::Text(text) => Content::Text(text),
+                _ => Content::Unknown,
+            };
+        }
         let stdin = self.redirects(&command.redirects, &state, stdin, args.first());
+        self.writes.writing = Content::Unknown;
         let mut local = state.clone();
         for assignment in &command.assignments {
             let value = self.assignment_value(assignment, &local);
@@ -287,6 +298,9 @@ impl<'a> Checker<'a> {
             return Flow::both(state);
         }
         let name = program.rsplit('/').next().unwrap_or(program);
+        if program.contains('/') {
+            self.run_written(program, first, &state, true);
+        }
         let end = |flow: Flow| if prefix.replaces_shell { Flow::none() } else { flow };
         if prefix.keeps_shell && builtins::is_builtin(name) {
             return end(builtins::run(self, name, &rest, state, stdin));
@@ -339,6 +353,9 @@ impl<'a> Checker<'a> {
             if place != Place::Inside && place != Place::Device {
                 return self.write_place(command, place);
             }
+        }
+        for dir in dirs {
+            self.writes.remember(super::paths::resolve(Path::new(path), &dir.physical, &state.links));
         }
     }
 

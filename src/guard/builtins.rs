@@ -299,6 +299,7 @@ fn source(checker: &mut Checker, args: &[Arg], state: State, stdin: &Stdin) -> F
         Some(path) if path.starts_with("/dev/fd/") || path.starts_with("/proc/") => {
             checker.unclear("`source` runs a command's output, which wt cannot see before it runs".into());
         }
+        Some(_) if checker.run_written("source", file, &state, false) => {}
         Some(path) => {
             match checker.resolve_all(path, &state).map(|all| all.iter().all(|p| checker.wt.contains(p))) {
                 Some(true) => {}

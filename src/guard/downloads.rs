@@ -161,7 +161,9 @@ fn curl(checker: &mut Checker, args: &[Arg], state: &State) {
     {
         targets.push(Arg::literal("."));
     }
+    checker.writes.writing = super::scripts::Content::Download;
     write_all(checker, "curl", &parsed, &targets, state);
+    checker.writes.writing = super::scripts::Content::Unknown;
 }
 
 fn wget(checker: &mut Checker, args: &[Arg], state: &State) {
@@ -185,7 +187,9 @@ fn wget(checker: &mut Checker, args: &[Arg], state: &State) {
         targets.push(Arg::literal("."));
     }
     targets.extend(dirs);
+    checker.writes.writing = super::scripts::Content::Download;
     write_all(checker, "wget", &parsed, &targets, state);
+    checker.writes.writing = super::scripts::Content::Unknown;
 }
 
 /// `tar`: old-style bundles (`tar czf out.tgz dir`) are rewritten as options first.

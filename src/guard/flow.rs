@@ -5,7 +5,7 @@
 
 use super::bash::{Checker, Stdin};
 use super::expand::Arg;
-use super::shell::{Item, Join, Node, RedirectKind, Script, Segment, Shape, Word};
+use super::shell::{Item, Join, Node, RedirectKind, Script, Segment, Shape, SimpleCommand, Word};
 use super::state::{Cwd, Flow, State, Value, join};
 
 /// Literal `for` lists up to this long are followed value by value; longer ones with the loop
@@ -124,7 +124,13 @@ impl Checker<'_> {
     /// What a pipeline stage writes, when it is literal text (`echo '…'`, `printf '…'`,
     /// `cat <<EOF`): the script a shell at the next stage would run.
     fn output_of(&mut self, node: &Node, state: &State) -> Stdin {
-        let Node::Command(command) = node else { return Stdin::Unknown };
+        match node {
+            Node::Command(command) => self.output_of_command(command, state),
+            _ => Stdin::Unknown,
+        }
+    }
+
+    pub(super) fn output_of_command(&mut self, command: &SimpleCommand, state: &State) -> Stdin {
         let args = self.expand_words(&command.words, state, false);
         self.assigned.clear();
         let Some(words) = args.iter().map(|a| a.exact().map(str::to_owned)).collect::<Option<Vec<_>>>()

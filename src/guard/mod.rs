@@ -24,6 +24,7 @@ pub mod paths;
 mod prefixes;
 mod route;
 pub mod rules;
+mod scripts;
 mod sed;
 pub mod shell;
 mod shells;

@@ -116,22 +116,25 @@ pub fn strip_prefixes(checker: &mut Checker, args: &[Arg], state: &State) -> Opt
         };
         if runner(&name, args.get(p.start + 1).and_then(Arg::exact)) {
             let rest = &args[p.start + 2..];
+            p.keeps_shell = false;
             if rest.first().is_some_and(|a| a.text().starts_with('-') && !a.is("--")) {
                 checker.unclear(format!(
-                    "`{name}` has options wt does not read; the command it runs is not followed"
+                    "`{name}` has options wt does not read; wt can only guess the command it runs"
                 ));
-                return None;
+                p.start = guess_command(args, p.start + 2);
+                continue;
             }
             p.start += 2 + usize::from(rest.first().is_some_and(|a| a.is("--")));
-            p.keeps_shell = false;
             continue;
         }
         let Some((spec, operands)) = prefix(&name) else { return Some(p) };
         let rest = &args[p.start + 1..];
         let parsed = options::parse(rest, &spec, true);
         if let Some(why) = &parsed.unknown {
-            checker.unclear(format!("`{name}`: {why}; the command it runs is not followed"));
-            return None;
+            checker.unclear(format!("`{name}`: {why}; wt can only guess the command it runs"));
+            p.start = guess_command(args, p.start + 1);
+            p.keeps_shell = false;
+            continue;
         }
         let mut end = p.start + 1 + parsed.end;
         if !special_prefix(checker, &name, &parsed, args, &mut end, &mut p, state)? {
@@ -140,6 +143,16 @@ pub fn strip_prefixes(checker: &mut Checker, args: &[Arg], state: &State) -> Opt
         p.keeps_shell &= matches!(name.as_str(), "command" | "builtin" | "exec");
         p.start = end + operands;
     }
+}
+
+/// Where the command probably starts when a prefix's options could not be read: the first
+/// word from `from` that is not an option (still checked, so a deny in it is not missed).
+fn guess_command(args: &[Arg], from: usize) -> usize {
+    from + args
+        .iter()
+        .skip(from)
+        .take_while(|a| a.value.as_deref().is_some_and(|t| t.starts_with('-')))
+        .count()
 }
 
 /// What one prefix changes; `None` or `Some(false)` when nothing more runs as a command here

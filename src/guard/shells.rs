@@ -73,6 +73,9 @@ pub fn shell(checker: &mut Checker, name: &str, args: &[Arg], state: &State, std
 /// A script file is the project's own when it is inside the worktree (as `make` or `cargo
 /// test` run the project's code); one outside is not followed.
 fn script_file(checker: &mut Checker, name: &str, file: &Arg, state: &State) {
+    if checker.run_written(name, file, state, false) {
+        return;
+    }
     let inside = file
         .exact()
         .and_then(|f| checker.resolve_all(f, state))

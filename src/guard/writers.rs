@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use super::bash::Checker;
 use super::expand::Arg;
 use super::options::{self, Parsed, Spec};
+use super::scripts::Content;
 use super::state::State;
 
 const fn spec(
@@ -164,7 +165,11 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
         }
         _ => return Vec::new(),
     };
+    if matches!(name, "chmod" | "chown" | "chgrp" | "touch") {
+        checker.writes.writing = Content::Unchanged;
+    }
     write_all(checker, name, &parsed, &targets, state);
+    checker.writes.writing = Content::Unknown;
     Vec::new()
 }
 

@@ -292,6 +292,13 @@ pub const ORDINARY: &[Case] = &[
     (Allow, "Bash", "cat > src/gen.rs <<EOF\n// generated $(date)\npub fn x() {}\nEOF"),
     (Allow, "Bash", "git show HEAD --stat | head -50"),
     (Allow, "Bash", "echo 'ls -la' | sh"),
+    (Allow, "Bash", "echo 'cargo test' > t.sh && bash t.sh"),
+    (Allow, "Bash", "cc -o app main.c && ./app --help"),
+    (
+        Allow,
+        "Bash",
+        "local_var_test() { :; }; declare -a opts=(--release --locked); cargo build \"${opts[@]}\"",
+    ),
     (Allow, "Bash", "bash -o pipefail -c 'cargo test 2>&1 | tail -5'"),
     (NoDecision, "Read", "/etc/hosts"),
     (NoDecision, "Read", "$REPO/README.md"),

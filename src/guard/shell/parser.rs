@@ -3,7 +3,7 @@
 
 use super::heredoc::PendingHeredoc;
 use super::{
-    Assignment, Item, Join, MAX_NESTING, Node, ParseError, Redirect, RedirectKind, Script, Shape,
+    Assignment, Item, Join, MAX_NESTING, Node, ParseError, Redirect, RedirectKind, Script, Segment, Shape,
     SimpleCommand, Word,
 };
 
@@ -297,6 +297,7 @@ impl Parser {
             Some("case") => self.case_clause(),
             Some("function") => self.function_keyword(),
             Some("[[") => self.conditional(),
+            Some("coproc") => self.coproc(),
             Some(word) => Err(ParseError::syntax(format!("`{word}` is not supported here"))),
             None => self.simple_command(),
         }
@@ -319,7 +320,17 @@ impl Parser {
                 command.assignments.push(assignment);
                 continue;
             }
-            let word = self.word()?;
+            let mut word = self.word()?;
+            if self.peek() == Some('(') && declares_array(&command, &word) {
+                // `declare -a x=(a b)`: the elements' substitutions run; the value is not followed.
+                let elements = self.array_elements()?;
+                word.segments.push(Segment::Parameter {
+                    name: "(array)".into(),
+                    words: elements,
+                    assigns: false,
+                    quoted: false,
+                });
+            }
             if command.words.is_empty() && command.assignments.is_empty() && self.function_parens() {
                 let name =
                     word.literal().ok_or_else(|| ParseError::syntax("a function name must be literal"))?;
@@ -377,18 +388,7 @@ impl Parser {
             words.push(Parser::new(&subscript, self.depth + 1).arithmetic_text()?);
         }
         if self.peek() == Some('(') {
-            self.pos += 1;
-            self.enter()?;
-            loop {
-                self.skip_linebreaks()?;
-                match self.peek() {
-                    Some(')') => break,
-                    None => return Err(ParseError::syntax("an array's `(` is not closed")),
-                    _ => words.push(self.word()?),
-                }
-            }
-            self.depth -= 1;
-            self.pos += 1;
+            words.extend(self.array_elements()?);
             return Ok(Some(Assignment { name, array: true, append, words }));
         }
         let array = !words.is_empty();
@@ -399,6 +399,41 @@ impl Parser {
         };
         words.push(value);
         Ok(Some(Assignment { name, array, append, words }))
+    }
+
+    /// The words of `( … )` after `NAME=`.
+    fn array_elements(&mut self) -> Result<Vec<Word>, ParseError> {
+        self.pos += 1;
+        self.enter()?;
+        let mut words = Vec::new();
+        loop {
+            self.skip_linebreaks()?;
+            match self.peek() {
+                Some(')') => break,
+                None => return Err(ParseError::syntax("an array's `(` is not closed")),
+                _ => words.push(self.word()?),
+            }
+        }
+        self.depth -= 1;
+        self.pos += 1;
+        Ok(words)
+    }
+
+    /// `coproc [NAME] command`: the command runs in the background, in a subshell.
+    fn coproc(&mut self) -> Result<Node, ParseError> {
+        self.pos += "coproc".len();
+        self.skip_blanks();
+        let save = self.pos;
+        if self.peek_reserved().is_none() && self.peek() != Some('(') {
+            self.word()?;
+            self.skip_blanks();
+            if self.peek_reserved() != Some("{") && self.peek() != Some('(') {
+                self.pos = save;
+            }
+        }
+        let node = self.command()?;
+        let item = Item { node, isolated: true, join: Join::Seq, negated: false };
+        Ok(Node::Subshell(Script { items: vec![item], shape: Shape::List }))
     }
 
     /// The name, subscript, `+=` and length of an assignment's `NAME…=` prefix.
@@ -502,4 +537,14 @@ fn closing(stop: Stop) -> String {
         Stop::Words(words) => format!("`{}`", words.join("` or `")),
         Stop::CaseArm => "`esac`".into(),
     }
+}
+
+/// `NAME=` given to `declare`, `local`, … right before a `(`.
+fn declares_array(command: &SimpleCommand, word: &Word) -> bool {
+    let declaration = command
+        .words
+        .first()
+        .and_then(Word::literal)
+        .is_some_and(|w| matches!(w.as_str(), "declare" | "typeset" | "local" | "export" | "readonly"));
+    declaration && word.bare().is_some_and(|w| w.ends_with('='))
 }

@@ -200,6 +200,13 @@ fn compound_commands_keep_their_shape() {
 }
 
 #[test]
+fn coprocesses_and_declared_arrays_hold_their_commands() {
+    assert_eq!(commands("coproc git push"), ["(", "git push [isolated]", ")"]);
+    assert_eq!(commands("coproc NAME { git push; }"), ["(", "{", "git push", "}", ")"]);
+    assert_eq!(commands("declare -a x=($(git push) b)"), ["declare -a x=${(array)…}", "git push"]);
+}
+
+#[test]
 fn what_cannot_be_followed_is_an_error() {
     for text in [
         "echo 'unclosed",
@@ -214,7 +221,6 @@ fn what_cannot_be_followed_is_an_error() {
         "cat <<EOF\nno end",
         "echo >",
         "if true; then ls",
-        "coproc x",
         "echo @(a|b)",
     ] {
         assert!(parse(text).is_err(), "{text:?} should not parse");
