@@ -12,6 +12,10 @@ pub const RED_TEAM: &[ClassCase] = &[
     // Shell syntax the splitter did not model.
     ("syntax: $(( ))", Deny, "echo $(( $(git push) + 1 ))"),
     ("syntax: (( ))", Deny, "(( x = $(git push origin HEAD) ))"),
+    ("syntax: (( ))", Deny, "((git push) )"),
+    ("syntax: $(( ))", Deny, "echo $((git push) )"),
+    ("syntax: (( ))", Deny, "((git push) )"),
+    ("syntax: $(( ))", Deny, "echo $((git push) )"),
     ("syntax: (( ))", Deny, "for (( i = $(rm -rf /tmp/x); i < 1; i++ )); do :; done"),
     ("syntax: ${X:-$(…)}", Deny, "echo ${X:-$(git push)}"),
     ("syntax: ${X:-$(…)}", Deny, "echo \"${X:-it's $(rm -rf ../abc123-task-1-10)}\""),

@@ -281,7 +281,10 @@ impl Parser {
     /// One command: a compound command, a subshell or a simple command.
     pub(super) fn command(&mut self) -> Result<Node, ParseError> {
         if self.starts_with("((") {
-            return self.arithmetic_command();
+            // As bash does: `((` that does not close as arithmetic opens two subshells.
+            if let Some(node) = self.attempt(Self::arithmetic_command)? {
+                return Ok(node);
+            }
         }
         if self.peek() == Some('(') {
             self.pos += 1;
@@ -399,6 +402,25 @@ impl Parser {
         };
         words.push(value);
         Ok(Some(Assignment { name, array, append, words }))
+    }
+
+    /// Runs `parse`; when it fails with a syntax error, puts the parser back where it was and
+    /// returns `None`, so another reading can be tried.
+    pub(super) fn attempt<T>(
+        &mut self,
+        parse: fn(&mut Self) -> Result<T, ParseError>,
+    ) -> Result<Option<T>, ParseError> {
+        let (pos, depth, pending, bodies) = (self.pos, self.depth, self.pending.len(), self.bodies.len());
+        match parse(self) {
+            Ok(value) => Ok(Some(value)),
+            Err(err) if err.limit => Err(err),
+            Err(_) => {
+                (self.pos, self.depth) = (pos, depth);
+                self.pending.truncate(pending);
+                self.bodies.truncate(bodies);
+                Ok(None)
+            }
+        }
     }
 
     /// The words of `( … )` after `NAME=`.

@@ -169,9 +169,20 @@ impl Parser {
         self.pos += 1;
         match self.peek() {
             Some('(') if self.peek_at(1) == Some('(') => {
-                self.pos += 2;
-                let expression = self.arithmetic(Some("))"))?;
-                word.segments.push(Segment::Arithmetic { expression, quoted });
+                // `$((` that does not close as arithmetic is a substitution of a subshell.
+                let arithmetic = |p: &mut Self| {
+                    p.pos += 2;
+                    p.arithmetic(Some("))"))
+                };
+                match self.attempt(arithmetic)? {
+                    Some(expression) => word.segments.push(Segment::Arithmetic { expression, quoted }),
+                    None => {
+                        self.pos += 1;
+                        let script = self.nested(Stop::Paren)?;
+                        self.pos += 1;
+                        word.segments.push(Segment::Substitution { script, quoted });
+                    }
+                }
             }
             Some('(') => {
                 self.pos += 1;
