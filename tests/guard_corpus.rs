@@ -240,6 +240,14 @@ fn a_relative_path_is_judged_from_the_hooks_cwd() {
         (Expect::Deny, "Write", "src/lib.rs"),
         (Expect::Allow, "Bash", "cd $ROOT && touch notes.txt"),
         (Expect::Allow, "Bash", "touch $ROOT/notes.txt"),
+        (Expect::Deny, "Bash", "git commit -am 'wip'"),
+        (Expect::Deny, "Bash", "git checkout -- README.md"),
+        (Expect::Allow, "Bash", "git status && git log --oneline -3"),
+        (Expect::Allow, "Bash", "cd $ROOT && git commit -am 'wip'"),
+        (Expect::Allow, "Bash", "git -C $ROOT add -A"),
+        (Expect::Unclear, "Bash", "cargo build"),
+        (Expect::Allow, "Bash", "cd $ROOT && cargo build"),
+        (Expect::Allow, "Bash", "ls -la && cat README.md"),
     ];
     let failures = check(&layout, Mode::HookOnly, &cases, &layout.repo);
     assert!(failures.is_empty(), "{}", failures.join("\n"));

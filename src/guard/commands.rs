@@ -73,8 +73,20 @@ pub fn is_read_only(name: &str) -> bool {
 
 /// Any other command: what it writes, by the writers' rules.
 pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> Vec<(PathBuf, PathBuf)> {
-    if state.cwd.dirs().is_none() && !READ_ONLY.contains(&name) {
-        checker.unclear(format!("`{name}` runs in a folder wt could not follow"));
+    if !READ_ONLY.contains(&name) && !super::writers::follows_writes(name) {
+        match state.cwd.dirs() {
+            None => checker.unclear(format!("`{name}` runs in a folder wt could not follow")),
+            Some(dirs) => {
+                if let Some(dir) = dirs.iter().find(|d| !checker.wt.contains(&d.physical)) {
+                    checker.unclear(format!(
+                        "`{name}` runs in {}, outside the worktree {}, where wt does not follow what it writes; \
+                         cd into the worktree first",
+                        dir.physical.display(),
+                        checker.root()
+                    ));
+                }
+            }
+        }
     }
     super::writers::check(checker, name, args, state)
 }

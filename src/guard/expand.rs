@@ -4,7 +4,7 @@
 //! unknown unquoted expansion may be any number of arguments, options included.
 
 use super::bash::Checker;
-use super::shell::{Segment, Word};
+use super::shell::{Node, Script, Segment, Word};
 use super::state::State;
 
 /// An argument as the policy sees it: its value when wt can know it, and how it was written.
@@ -133,7 +133,12 @@ impl Checker<'_> {
                     self.push_value(&mut fields, None, *quoted, split, state);
                     unquoted.push('\u{1}');
                 }
-                Segment::Substitution { quoted, .. } | Segment::Arithmetic { quoted, .. } => {
+                Segment::Substitution { script, quoted } => {
+                    let value = self.known_output(script, state);
+                    self.push_value(&mut fields, value, *quoted, split, state);
+                    unquoted.push('\u{1}');
+                }
+                Segment::Arithmetic { quoted, .. } => {
                     self.push_value(&mut fields, None, *quoted, split, state);
                     unquoted.push('\u{1}');
                 }
@@ -240,6 +245,24 @@ impl Checker<'_> {
             "WT_WORKTREE" => Some(self.root()),
             "IFS" => Some(" \t\n".into()),
             "CDPATH" => Some(self.env_cdpath.clone().unwrap_or_default()),
+            _ => None,
+        }
+    }
+
+    /// What a substitution prints, for the two wt knows without running anything: `$(pwd)`
+    /// and `$(git rev-parse --show-toplevel)` (the worktree, when the command runs inside it).
+    fn known_output(&self, script: &Script, state: &State) -> Option<String> {
+        let [item] = script.items.as_slice() else { return None };
+        let Node::Command(command) = &item.node else { return None };
+        if !command.assignments.is_empty() || !command.redirects.is_empty() {
+            return None;
+        }
+        let words: Option<Vec<String>> = command.words.iter().map(Word::literal).collect();
+        let dir = state.cwd.single()?;
+        match words?.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+            ["pwd"] | ["pwd", "-L"] => Some(dir.logical.display().to_string()),
+            ["pwd", "-P"] => Some(dir.physical.display().to_string()),
+            ["git", "rev-parse", "--show-toplevel"] if self.wt.contains(&dir.physical) => Some(self.root()),
             _ => None,
         }
     }

@@ -70,6 +70,11 @@ const DIFF_OPTIONS: &[&str] = &[
     "format-patch",
 ];
 
+/// Subcommands that only read, wherever they run.
+pub fn only_reads(sub: &str) -> bool {
+    READING.contains(&sub) && !matches!(sub, "format-patch" | "archive" | "bundle")
+}
+
 pub fn subcommand(checker: &mut Checker, sub: &str, args: &[Arg], state: &State) {
     if let Err(reason) = rule(checker, sub, args, state) {
         let root = checker.root();

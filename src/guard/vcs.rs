@@ -113,6 +113,17 @@ pub fn git(checker: &mut Checker, args: &[Arg], state: &State) {
         }
     }
     let Some(sub) = args.get(i) else { return };
+    let outside =
+        local.cwd.dirs().and_then(|dirs| dirs.iter().find(|d| !checker.wt.contains(&d.physical)).cloned());
+    if let (Some(dir), Some(name)) = (outside, sub.exact())
+        && !super::git_rules::only_reads(name)
+    {
+        return checker.deny(format!(
+            "git {name} would run in {}, another checkout than the worktree {root}; run it there (`cd {root} && git \
+             …`)",
+            dir.physical.display()
+        ));
+    }
     match sub.exact() {
         Some(name) => super::git_rules::subcommand(checker, name, &args[i + 1..], &local),
         None => checker.deny(format!(

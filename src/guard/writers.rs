@@ -112,6 +112,53 @@ const SPLIT: Spec = spec(
     "suffix-length bytes line-bytes lines number additional-suffix numeric-suffixes hex-suffixes filter",
 );
 
+/// Writers whose every write wt follows from their arguments (builds such as `make` and
+/// `cargo` write more than their arguments say).
+pub fn follows_writes(name: &str) -> bool {
+    matches!(
+        name,
+        "rm" | "unlink"
+            | "rmdir"
+            | "shred"
+            | "touch"
+            | "mkdir"
+            | "mkfifo"
+            | "truncate"
+            | "tee"
+            | "mknod"
+            | "chmod"
+            | "chown"
+            | "chgrp"
+            | "install"
+            | "cp"
+            | "mv"
+            | "ln"
+            | "link"
+            | "sort"
+            | "unzip"
+            | "gzip"
+            | "gunzip"
+            | "bzip2"
+            | "bunzip2"
+            | "xz"
+            | "unxz"
+            | "lzma"
+            | "zstd"
+            | "unzstd"
+            | "lz4"
+            | "split"
+            | "dd"
+            | "sed"
+            | "curl"
+            | "wget"
+            | "tar"
+            | "rsync"
+            | "scp"
+            | "zip"
+            | "find"
+    )
+}
+
 /// What a writer writes, when wt can read its arguments.
 pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> Vec<(PathBuf, PathBuf)> {
     let parse = |spec: &Spec| options::parse(args, spec, false);

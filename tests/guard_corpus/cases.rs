@@ -293,6 +293,8 @@ pub const ORDINARY: &[Case] = &[
     (Allow, "Bash", "git show HEAD --stat | head -50"),
     (Allow, "Bash", "echo 'ls -la' | sh"),
     (Allow, "Bash", "echo 'cargo test' > t.sh && bash t.sh"),
+    (Allow, "Bash", "cd \"$(git rev-parse --show-toplevel)\" && cargo test"),
+    (Allow, "Bash", "cd $(pwd)/src && ls && touch \"$(pwd)/new.rs\""),
     (Allow, "Bash", "cc -o app main.c && ./app --help"),
     (
         Allow,
