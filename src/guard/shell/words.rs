@@ -168,22 +168,7 @@ impl Parser {
     pub(super) fn dollar(&mut self, word: &mut Word, quoted: bool) -> Result<(), ParseError> {
         self.pos += 1;
         match self.peek() {
-            Some('(') if self.peek_at(1) == Some('(') => {
-                // `$((` that does not close as arithmetic is a substitution of a subshell.
-                let arithmetic = |p: &mut Self| {
-                    p.pos += 2;
-                    p.arithmetic(Some("))"))
-                };
-                match self.attempt(arithmetic)? {
-                    Some(expression) => word.segments.push(Segment::Arithmetic { expression, quoted }),
-                    None => {
-                        self.pos += 1;
-                        let script = self.nested(Stop::Paren)?;
-                        self.pos += 1;
-                        word.segments.push(Segment::Substitution { script, quoted });
-                    }
-                }
-            }
+            Some('(') if self.peek_at(1) == Some('(') => self.dollar_parens(word, quoted)?,
             Some('(') => {
                 self.pos += 1;
                 let script = self.nested(Stop::Paren)?;
@@ -223,6 +208,25 @@ impl Parser {
             }
             _ if quoted => word.push_literal('$'),
             _ => word.push_bare('$'),
+        }
+        Ok(())
+    }
+
+    /// `$((…))` after its `$`; one that does not close as arithmetic is a substitution of a
+    /// subshell (`$((cmd) )`), as bash reads it.
+    fn dollar_parens(&mut self, word: &mut Word, quoted: bool) -> Result<(), ParseError> {
+        let arithmetic = |p: &mut Self| {
+            p.pos += 2;
+            p.arithmetic(Some("))"))
+        };
+        match self.attempt(arithmetic)? {
+            Some(expression) => word.segments.push(Segment::Arithmetic { expression, quoted }),
+            None => {
+                self.pos += 1;
+                let script = self.nested(Stop::Paren)?;
+                self.pos += 1;
+                word.segments.push(Segment::Substitution { script, quoted });
+            }
         }
         Ok(())
     }
