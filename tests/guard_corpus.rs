@@ -335,7 +335,13 @@ fn nested_loops_and_shells_are_denied_past_their_budget() {
         "for a in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do ".repeat(6),
         "; done".repeat(6)
     );
-    assert!(denied_in_bounded_time(&layout, &loops).contains("commands for wt guard to follow"));
+    // The step cap or, on a loaded machine, the time budget: either way a deny that says what to do.
+    let reason = denied_in_bounded_time(&layout, &loops);
+    assert!(
+        reason.contains("commands for wt guard to follow") || reason.contains(" ms to follow"),
+        "{reason}"
+    );
+    assert!(reason.contains("script file"), "{reason}");
     let shells = format!("{}ls", "eval ".repeat(20));
     assert!(denied_in_bounded_time(&layout, &shells).contains("nests shells"));
 }
