@@ -3,7 +3,7 @@
 //! with a reason that says how to get the work done (split the command, or put it in a script
 //! file inside the worktree). Every cap is far above what ordinary commands need.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Longest command read at all. Claude Code's longest ordinary commands (a commit message in a
 /// heredoc, a generated file written with `cat <<EOF`) are a few KiB; every other cap follows
@@ -25,8 +25,9 @@ pub const MAX_EXPANDED_BYTES: usize = 16 * MAX_COMMAND_BYTES;
 /// followed again.
 pub const MAX_STEPS: u64 = 20_000;
 
-/// Wall-clock time for one check, measured from its start: far under Claude Code's hook timeout,
-/// far above the few milliseconds an ordinary command takes.
+/// Processor time for one check: far under Claude Code's hook timeout, far above the fraction
+/// of a millisecond an ordinary command takes. Processor time, not wall-clock time, so a
+/// machine busy with builds does not make an ordinary command run out of time.
 pub const TIME_BUDGET: Duration = Duration::from_millis(300);
 
 /// Which cap was reached.
@@ -68,7 +69,7 @@ impl Limit {
 /// The work done so far by one check.
 #[derive(Debug)]
 pub struct Budget {
-    started: Instant,
+    started: Duration,
     steps: u64,
     expanded: usize,
     pub exceeded: Option<Limit>,
@@ -82,7 +83,7 @@ impl Default for Budget {
 
 impl Budget {
     pub fn new() -> Budget {
-        Budget { started: Instant::now(), steps: 0, expanded: 0, exceeded: None }
+        Budget { started: thread_time(), steps: 0, expanded: 0, exceeded: None }
     }
 
     /// Counts one step; false once any cap is reached (the check then stops following).
@@ -90,7 +91,7 @@ impl Budget {
         self.steps += 1;
         if self.steps > MAX_STEPS {
             self.exceed(Limit::Steps);
-        } else if self.started.elapsed() > TIME_BUDGET {
+        } else if thread_time().saturating_sub(self.started) > TIME_BUDGET {
             self.exceed(Limit::Time);
         }
         self.exceeded.is_none()
@@ -114,4 +115,15 @@ impl Budget {
     pub fn ok(&self) -> bool {
         self.exceeded.is_none()
     }
+}
+
+/// The processor time this thread has used.
+fn thread_time() -> Duration {
+    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `now` is a valid timespec for the call to fill; the clock id is a constant.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    if status != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
 }
