@@ -75,10 +75,15 @@ pub fn only_reads(sub: &str) -> bool {
     READING.contains(&sub) && !matches!(sub, "format-patch" | "archive" | "bundle")
 }
 
-pub fn subcommand(checker: &mut Checker, sub: &str, args: &[Arg], state: &State) {
-    if let Err(reason) = rule(checker, sub, args, state) {
-        let root = checker.root();
-        checker.deny(format!("{reason} (worktree {root})"));
+/// Checks one subcommand; false when it is refused (and denied).
+pub fn subcommand(checker: &mut Checker, sub: &str, args: &[Arg], state: &State) -> bool {
+    match rule(checker, sub, args, state) {
+        Ok(()) => true,
+        Err(reason) => {
+            let root = checker.root();
+            checker.deny(format!("{reason} (worktree {root})"));
+            false
+        }
     }
 }
 

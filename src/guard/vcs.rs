@@ -35,15 +35,18 @@ pub fn git(checker: &mut Checker, args: &[Arg], state: &State) {
             sub.shown
         ));
     };
+    // The subcommand's own rule first: its reason says more than where it runs.
+    if !super::git_rules::subcommand(checker, name, &args[i + 1..], &local) {
+        return;
+    }
     let outside =
         local.cwd.dirs().and_then(|dirs| dirs.iter().find(|d| !checker.wt.contains(&d.physical)).cloned());
-    match outside {
-        Some(dir) if !super::git_rules::only_reads(name) => checker.deny(format!(
+    if let Some(dir) = outside.filter(|_| !super::git_rules::only_reads(name)) {
+        checker.deny(format!(
             "git {name} would run in {}, another checkout than the worktree {root}; run it there (`cd {root} && git \
              …`)",
             dir.physical.display()
-        )),
-        _ => super::git_rules::subcommand(checker, name, &args[i + 1..], &local),
+        ));
     }
 }
 
