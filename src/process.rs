@@ -240,6 +240,11 @@ impl Cmd {
     }
 }
 
+/// This program's binary, for hooks and wrappers that call back into it.
+pub fn own_exe() -> Result<PathBuf, String> {
+    std::env::current_exe().map_err(|err| format!("cannot find the wt binary: {err}"))
+}
+
 /// The name this program was started as (`wt`, or `spectacular-wt` from the plugin), for the
 /// commands it tells its caller to run next.
 pub fn own_name() -> String {

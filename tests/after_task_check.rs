@@ -5,6 +5,8 @@
 
 mod common;
 
+use std::os::unix::fs::PermissionsExt;
+
 use common::TestRepo;
 
 fn plan(repo: &TestRepo, id: &str, run: &str) -> std::path::PathBuf {
@@ -68,18 +70,98 @@ fn a_worktree_switched_to_another_branch_is_pointed_back_at_its_own() {
 }
 
 #[test]
-fn config_and_hooks_changed_by_a_task_are_put_back() {
+fn modes_the_kernel_does_not_cover_are_put_back() {
     let repo = TestRepo::new();
-    let config = std::fs::read(repo.root.join(".git/config")).unwrap();
-    let run = "git config --file \"$(git rev-parse --git-common-dir)/config\" core.hooksPath /tmp/evil && \
-               printf '#!/bin/sh\\n' > \"$(git rev-parse --git-common-dir)/hooks/post-checkout\" && echo x > x";
+    let config = repo.root.join(".git/config");
+    let hook = repo.root.join(".git/hooks/pre-commit.sample");
+    let mode = |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode();
+    let (config_mode, hook_mode) = (mode(&config), mode(&hook));
+    // Landlock does not cover chmod: the agent changes the mode of a hook and of the config
+    // (the config writable for all).
+    let run = "common=$(git rev-parse --git-common-dir) && chmod 0777 \"$common/config\" && \
+               chmod 0600 \"$common/hooks/pre-commit.sample\" && echo x > x";
     let out = repo.wt(&["run", plan(&repo, "a7c003", run).to_str().unwrap()]);
     assert_eq!(out.code(), 1, "{}", out.stderr());
+    let stdout = out.stdout();
+    assert!(stdout.contains("config (put back)"), "{stdout}");
+    assert!(stdout.contains("pre-commit.sample (put back)"), "{stdout}");
+    assert_eq!((mode(&config), mode(&hook)), (config_mode, hook_mode));
+}
+
+#[test]
+fn contained_by_policy_only_the_check_puts_back_config_and_hooks_it_wrote() {
+    let repo = TestRepo::new();
+    let config = std::fs::read(repo.root.join(".git/config")).unwrap();
+    let run = "common=$(git rev-parse --git-common-dir) && git config --file \"$common/config\" core.hooksPath /tmp/x && \
+               printf '#!/bin/sh\\n' > \"$common/hooks/post-checkout\" && echo x > x";
+    let plan = plan(&repo, "a7c006", run);
+    let text = std::fs::read_to_string(&plan).unwrap();
+    std::fs::write(&plan, format!("[sandbox]\nrequired = false\n{text}")).unwrap();
+    // A kernel without Landlock, as a test stands it in.
+    let out = repo.wt_with_env(&["run", plan.to_str().unwrap()], &[("WT_SANDBOX_ABI", "0")]);
+    assert_eq!(out.code(), 1, "{}", out.stderr());
+    assert!(out.stderr().contains("contained by policy only"), "the run says so: {}", out.stderr());
     let stdout = out.stdout();
     assert!(stdout.contains("config (put back)"), "{stdout}");
     assert!(stdout.contains("hooks/post-checkout (removed)"), "{stdout}");
     assert_eq!(std::fs::read(repo.root.join(".git/config")).unwrap(), config);
     assert!(!repo.root.join(".git/hooks/post-checkout").exists());
+    let status = repo.wt(&["status", "a7c006", "--json"]).ok();
+    assert!(status.contains("\"containment\": \"policy-only\""), "{status}");
+}
+
+#[test]
+fn your_own_commit_in_your_checkout_during_a_task_is_left_alone() {
+    let repo = TestRepo::new();
+    let (started, go) = (repo.scratch.join("started"), repo.scratch.join("go"));
+    let run = format!(
+        "touch {started} && while [ ! -f {go} ]; do sleep 0.05; done && echo work > work.txt",
+        started = started.display(),
+        go = go.display()
+    );
+    let plan = plan(&repo, "a7c004", &run);
+    let text = std::fs::read_to_string(&plan).unwrap();
+    std::fs::write(&plan, format!("{}{text}", repo.scratch_writable())).unwrap();
+    let child = repo
+        .command(env!("CARGO_BIN_EXE_wt"), &repo.root)
+        .args(["run", plan.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !started.exists() {
+        assert!(std::time::Instant::now() < deadline, "the task never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // While the task runs, you make a branch in your checkout, commit on it and go back.
+    repo.git(&["checkout", "--quiet", "-b", "mine"]);
+    repo.write("mine.txt", "mine\n");
+    repo.git(&["add", "mine.txt"]);
+    repo.git(&["commit", "--quiet", "-m", "mine"]);
+    repo.git(&["checkout", "--quiet", "main"]);
+    std::fs::write(&go, "").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(repo.subjects("main", "mine"), ["mine"], "your branch and commit stay");
+}
+
+#[test]
+fn without_landlock_a_run_is_refused_unless_the_project_allows_policy_only() {
+    let repo = TestRepo::new();
+    let out = repo.wt_with_env(
+        &["run", plan(&repo, "a7c007", "echo x > x").to_str().unwrap()],
+        &[("WT_SANDBOX_ABI", "0")],
+    );
+    assert_eq!(out.code(), 3, "{}", out.stderr());
+    assert!(out.stderr().contains("the run's agents cannot be contained"), "{}", out.stderr());
+    assert!(out.stderr().contains("[sandbox] required = false"), "{}", out.stderr());
+    assert!(!repo.root.join(".worktrees").exists(), "nothing was made");
 }
 
 #[test]

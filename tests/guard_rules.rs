@@ -194,3 +194,55 @@ fn a_bad_guard_rule_in_a_plan_is_located() {
         out.stderr()
     );
 }
+
+#[test]
+fn sandbox_wrapping_keeps_the_rules_and_a_rule_still_denies_or_asks() {
+    let repo = repo_with_rules();
+    let docs = repo.scratch.join("docs-wt");
+    let feat = repo.scratch.join("feat-wt");
+    let wrap = ["--detect", "--sandbox-wrap"];
+    let call = json!({ "command": "ls -la 'it''s'", "description": "list", "run_in_background": false });
+    let (decision, updated) = guard_updated(&wrap, &docs, call);
+    assert_eq!(decision, "allow");
+    let command = updated["command"].as_str().unwrap();
+    let rules = repo.root.join(".spectacular/guard.toml");
+    let expected = format!(
+        r#"' sandbox --root '{}' --branch 'docs/readme' --rules '{}' -- bash -c 'ls -la '\''it'\'''\''s'\'''"#,
+        docs.canonicalize().unwrap().display(),
+        rules.display()
+    );
+    assert!(command.starts_with('\'') && command.ends_with(&expected), "{command}\n{expected}");
+    assert_eq!(updated["description"], "list");
+    assert_eq!(updated["run_in_background"], false);
+    let (d, reason, _) = guard(&wrap, &docs, "Bash", bash("npm publish"), None);
+    assert_eq!(d, "deny", "a rule's deny wins over the rewrite: {reason}");
+    let (decision, updated) = guard_updated(&wrap, &feat, bash("make deploy ENV=prod"));
+    assert_eq!(decision, "ask", "a rule's ask keeps the rewrite, so the person approves the wrapped call");
+    assert!(updated["command"].as_str().unwrap().contains(" sandbox --root "), "{updated}");
+    assert_eq!(guard(&wrap, &docs, "Bash", bash("git push"), None).0, "deny");
+    let (d, _, _) = guard(&wrap, &docs, "Edit", file(&docs.join("src/lib.rs")), None);
+    assert_eq!(d, "deny", "file tools are still decided by path and rules (the docs profile)");
+}
+
+#[test]
+fn contained_agents_get_what_wt_cannot_follow_allowed_and_denials_kept() {
+    let repo = repo_with_rules();
+    let feat = repo.scratch.join("feat-wt");
+    for (flags, unclear) in [(&["--detect", "--contained"][..], "allow"), (&["--detect"][..], "none")] {
+        assert_eq!(guard(flags, &feat, "Bash", bash("eval \"$CMD\""), None).0, unclear, "{flags:?}");
+        assert_eq!(guard(flags, &feat, "Bash", bash("git push"), None).0, "deny", "{flags:?}");
+        assert_eq!(guard(flags, &feat, "Bash", bash("cargo test"), None).0, "allow", "{flags:?}");
+    }
+}
+
+/// Runs the guard on a Bash call; returns its decision and `updatedInput`.
+fn guard_updated(args: &[&str], cwd: &Path, input: Value) -> (String, Value) {
+    let hook = json!({"cwd": cwd, "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": input});
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wt"));
+    cmd.arg("guard").args(args);
+    let out = common::with_stdin(cmd, &hook.to_string());
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let specific = &value["hookSpecificOutput"];
+    (specific["permissionDecision"].as_str().unwrap().to_owned(), specific["updatedInput"].clone())
+}

@@ -20,7 +20,7 @@ impl Backend for ClaudeCode {
         let (run_id, id) = (task.run_id, task.task.id);
         let settings_file = task.layout.claude_settings(run_id, id);
         let rules = task.layout.guard_rules(run_id);
-        let text = settings(task.wt_exe, task.worktree, &task.task.branch, &rules);
+        let text = settings(task.wt_exe, task.worktree, &task.task.branch, &rules, task.contained);
         crate::store::write_atomic(&settings_file, text.as_bytes())?;
         let cmd = Cmd::new(&self.binary)
             .arg("-p")
@@ -45,15 +45,17 @@ impl Backend for ClaudeCode {
 
 /// The `--settings` file for one task: the guard for its worktree as a PreToolUse hook (the
 /// level at which hooks fire under `claude -p`). Its `allow` decisions are what let honest work
-/// run without prompts; everything it denies stays denied.
-fn settings(wt: &Path, worktree: &Path, branch: &str, rules: &Path) -> String {
+/// run without prompts; everything it denies stays denied. `contained`: the agent runs inside
+/// `wt sandbox`, so the guard may allow what it cannot follow.
+fn settings(wt: &Path, worktree: &Path, branch: &str, rules: &Path, contained: bool) -> String {
     let quote = |text: &str| format!("'{}'", text.replace('\'', r"'\''"));
     let command = format!(
-        "{} guard --root {} --branch {} --rules {}",
+        "{} guard --root {} --branch {} --rules {}{}",
         quote(&wt.display().to_string()),
         quote(&worktree.display().to_string()),
         quote(branch),
-        quote(&rules.display().to_string())
+        quote(&rules.display().to_string()),
+        if contained { " --contained" } else { "" }
     );
     let settings = json!({
         "hooks": {
@@ -98,13 +100,13 @@ mod tests {
 
     #[test]
     fn settings_register_the_guard_for_the_worktree() {
-        let text = settings(Path::new("/bin/wt"), Path::new("/r/wt"), "b", Path::new("/r/rules.toml"));
+        let text = settings(Path::new("/bin/wt"), Path::new("/r/wt"), "b", Path::new("/r/rules.toml"), true);
         let value: Value = serde_json::from_str(&text).unwrap();
         let hook = &value["hooks"]["PreToolUse"][0];
         assert_eq!(hook["matcher"], GUARDED_TOOLS);
         assert_eq!(
             hook["hooks"][0]["command"],
-            "'/bin/wt' guard --root '/r/wt' --branch 'b' --rules '/r/rules.toml'"
+            "'/bin/wt' guard --root '/r/wt' --branch 'b' --rules '/r/rules.toml' --contained"
         );
     }
 }

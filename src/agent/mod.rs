@@ -61,6 +61,8 @@ pub struct TaskContext<'a> {
     pub layout: &'a StateLayout,
     /// This `wt` binary, for hooks that call back into it.
     pub wt_exe: &'a Path,
+    /// Whether the agent's process runs inside `wt sandbox` (the kernel contains its writes).
+    pub contained: bool,
 }
 
 impl TaskContext<'_> {

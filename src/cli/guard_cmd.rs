@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use crate::guard::{self, Decision, GuardConfig, HookInput, Target};
+use crate::guard::{self, Containment, Decision, GuardConfig, HookInput, Target};
 use crate::plugin;
 
 /// Claude Code's "block this call" exit code for hooks.
@@ -34,6 +34,15 @@ pub struct GuardArgs {
     /// `.spectacular/guard.toml` in the main checkout.
     #[arg(long, value_name = "FILE")]
     rules: Option<PathBuf>,
+    /// The agent's whole process runs inside `wt sandbox` (wt run's agents): a Bash command the
+    /// guard cannot follow is allowed, since the kernel keeps its writes in the worktree.
+    #[arg(long, conflicts_with = "sandbox_wrap")]
+    contained: bool,
+    /// Allow each Bash command that is not denied rewritten to run inside `wt sandbox` (the
+    /// plugin's workers, whose process wt cannot sandbox). Without this or --contained, a command
+    /// the guard cannot follow gets no decision.
+    #[arg(long)]
+    sandbox_wrap: bool,
 }
 
 pub fn run(args: GuardArgs) -> u8 {
@@ -66,12 +75,12 @@ fn decide(args: &GuardArgs) -> Result<Decision, String> {
         (Some(root), _) => Target { root: root.clone(), branch: args.branch.clone() },
         (None, true) => {
             let common = guard::common_dir(&cwd);
-            let config = load_rules(
+            let (config, rules) = load_rules(
                 args.rules.clone().or_else(|| common.as_deref().and_then(guard::project_rules_path)),
             )?;
             let include_main = args.include_main || config.guard_main;
             return Ok(match common.as_deref().and_then(|c| guard::detect(c, &cwd, include_main)) {
-                Some(target) => guard::decide(&input, &target, &config),
+                Some(target) => guard::decide(&input, &target, &config, &containment(args, rules)?),
                 None => Decision::None,
             });
         }
@@ -83,12 +92,26 @@ fn decide(args: &GuardArgs) -> Result<Decision, String> {
         .rules
         .clone()
         .or_else(|| guard::common_dir(&target.root).as_deref().and_then(guard::project_rules_path));
-    Ok(guard::decide(&input, &target, &load_rules(rules)?))
+    let (config, rules) = load_rules(rules)?;
+    Ok(guard::decide(&input, &target, &config, &containment(args, rules)?))
 }
 
-fn load_rules(path: Option<PathBuf>) -> Result<GuardConfig, String> {
-    match path {
-        Some(path) => Ok(GuardConfig::load_toml(&path)?.unwrap_or_default()),
-        None => Ok(GuardConfig::default()),
-    }
+/// The rules at `path` (none there: the defaults), and the path when a file was read.
+fn load_rules(path: Option<PathBuf>) -> Result<(GuardConfig, Option<PathBuf>), String> {
+    let loaded = match &path {
+        Some(path) => GuardConfig::load_toml(path)?,
+        None => None,
+    };
+    let read = path.filter(|_| loaded.is_some());
+    Ok((loaded.unwrap_or_default(), read))
+}
+
+fn containment(args: &GuardArgs, rules: Option<PathBuf>) -> Result<Containment, String> {
+    Ok(if args.contained {
+        Containment::Contained
+    } else if args.sandbox_wrap {
+        Containment::SandboxWrap { exe: crate::process::own_exe()?, rules, tmp: None }
+    } else {
+        Containment::HookOnly
+    })
 }

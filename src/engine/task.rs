@@ -64,6 +64,7 @@ impl Prompt {
             prompt: &self.text,
             layout: &ws.layout,
             wt_exe: &ws.wt_exe,
+            contained: ws.containment == Containment::Kernel,
         }
     }
 }

@@ -1,252 +1,367 @@
-//! The Bash policy: walk every simple command of the parsed line, track the working directory
-//! through `cd` (scoped like the shell scopes it) and known variables, and deny what would act
-//! outside the worktree or on the repository's shared state.
+//! The Bash policy: walk every command of the parsed line, following the working directory and
+//! variables along the paths the shell may take (`&&`, `||`, `if`, loops, a `cd` that may
+//! fail), and answer with a [`Verdict`]: deny what would act outside the worktree or on what the
+//! engine owns, call "unclear" what wt cannot follow, and "understood" the rest. The work is
+//! bounded (see `limits`): past a cap the command is denied, never followed for longer.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::commands::{self, Prefixes};
-use super::decision::Decision;
-use super::paths::{Place, Worktree};
-use super::shell::{self, Node, RedirectKind, Script, Segment, SimpleCommand, Word};
-use super::vcs;
+use super::expand::Arg;
+use super::limits::{Budget, Limit, MAX_COMMAND_BYTES, MAX_SHELL_DEPTH};
+use super::paths::{Place, Worktree, real_path};
+use super::scripts::Content;
+use super::shell::{self, RedirectKind, Script, SimpleCommand, Word};
+use super::state::{Cwd, Dir, Flow, State, Value};
+use super::verdict::Verdict;
+use super::{builtins, commands, forge, prefixes, shells, vcs};
 
-/// A word as the policy sees it: its value when wt can know it, and how it was written.
-#[derive(Debug, Clone)]
-pub struct Arg {
-    pub value: Option<String>,
-    pub shown: String,
-}
+/// Messages kept of each kind; the rest are counted.
+const MAX_MESSAGES: usize = 16;
 
-impl Arg {
-    pub fn is(&self, text: &str) -> bool {
-        self.value.as_deref() == Some(text)
-    }
-
-    pub fn text(&self) -> &str {
-        self.value.as_deref().unwrap_or("")
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct State {
-    pub cwd: PathBuf,
-    vars: HashMap<String, String>,
-    dirs: Vec<PathBuf>,
+/// What a command reads on its standard input, when it is a script for a shell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stdin {
+    /// Nothing wt knows of (the tool's own input).
+    Nothing,
+    /// This text (a heredoc, a here-string, `echo '…' |`).
+    Text(String),
+    /// Something wt cannot see (a file, another command's output).
+    Unknown,
 }
 
 pub struct Checker<'a> {
     pub wt: &'a Worktree,
     pub branch: Option<&'a str>,
+    /// The agent's `$HOME`, as the hook's environment has it.
+    pub home: Option<PathBuf>,
+    pub env_cdpath: Option<String>,
+    pub budget: Budget,
+    /// Variables `${X:=…}` set while expanding the current command.
+    pub assigned: Vec<String>,
     denials: Vec<String>,
-    depth: usize,
+    unclear: Vec<String>,
+    dropped: (usize, usize),
+    shells: usize,
+    /// The loops being followed, innermost last.
+    pub(super) loops: Vec<super::flow::LoopExits>,
+    /// Files this command writes inside the worktree, and what it writes in them.
+    pub(super) writes: super::scripts::Writes,
 }
 
-/// Nested `bash -c`, `eval` and heredoc-fed shells beyond this are refused.
-const MAX_DEPTH: usize = 8;
-
-pub fn check_bash(command: &str, cwd: &Path, wt: &Worktree, branch: Option<&str>) -> Decision {
-    let root = wt.root().display();
-    let script = match shell::parse(command) {
-        Ok(script) => script,
-        Err(err) => {
-            return Decision::Deny(format!(
-                "wt guard could not follow this command ({err}); rewrite it as plain commands joined by \
-                 `&&`, run inside the worktree {root}"
-            ));
-        }
-    };
-    let mut checker = Checker { wt, branch, denials: Vec::new(), depth: 0 };
-    let mut state = State { cwd: cwd.to_owned(), vars: HashMap::new(), dirs: Vec::new() };
-    checker.script(&script, &mut state);
-    match checker.denials.len() {
-        0 => Decision::Allow(format!("every command stays inside the worktree {root}")),
-        1 => Decision::Deny(checker.denials.remove(0)),
-        n => Decision::Deny(format!(
-            "{} (and {} more refused in this command)",
-            checker.denials.remove(0),
-            n - 1
-        )),
+pub fn check_bash(command: &str, cwd: &Path, wt: &Worktree, branch: Option<&str>) -> Verdict {
+    let mut checker = Checker::new(wt, branch);
+    if command.len() > MAX_COMMAND_BYTES {
+        checker.deny(format!(
+            "this command is {} KiB, more than the {} KiB wt guard reads; write it to a script file inside the \
+             worktree and run that, or split it into several commands",
+            command.len() / 1024,
+            MAX_COMMAND_BYTES / 1024
+        ));
+        return checker.verdict();
     }
+    let start = State::new(Cwd::one(Dir { logical: cwd.to_owned(), physical: real_path(cwd) }));
+    checker.text(command, start);
+    checker.verdict()
 }
 
-impl Checker<'_> {
+impl<'a> Checker<'a> {
+    fn new(wt: &'a Worktree, branch: Option<&'a str>) -> Self {
+        Checker {
+            wt,
+            branch,
+            home: std::env::var_os("HOME").map(PathBuf::from),
+            env_cdpath: std::env::var("CDPATH").ok(),
+            budget: Budget::new(),
+            assigned: Vec::new(),
+            denials: Vec::new(),
+            unclear: Vec::new(),
+            dropped: (0, 0),
+            shells: 0,
+            loops: Vec::new(),
+            writes: Default::default(),
+        }
+    }
+
+    fn verdict(mut self) -> Verdict {
+        if let Some(limit) = self.budget.exceeded {
+            let reason = self.with_root(limit.reason());
+            self.denials.insert(0, reason);
+        }
+        if let Some(first) = self.denials.first() {
+            let more = self.denials.len() - 1 + self.dropped.0;
+            return Verdict::Deny(match more {
+                0 => first.clone(),
+                n => format!("{first} (and {n} more refused in this command)"),
+            });
+        }
+        match self.unclear.first() {
+            None => Verdict::Understood,
+            Some(first) => Verdict::Unclear(match self.unclear.len() - 1 + self.dropped.1 {
+                0 => first.clone(),
+                n => format!("{first} (and {n} more not followed)"),
+            }),
+        }
+    }
+
     /// Records a refusal; every reason names the worktree, so the agent knows where to work.
     pub fn deny(&mut self, reason: String) {
-        let root = self.root();
-        if reason.contains(&root) {
+        let reason = self.with_root(reason);
+        if self.denials.len() >= MAX_MESSAGES {
+            self.dropped.0 += usize::from(!self.denials.contains(&reason));
+        } else if !self.denials.contains(&reason) {
             self.denials.push(reason);
-        } else {
-            self.denials.push(format!("{reason} (this agent's worktree: {root})"));
         }
+    }
+
+    /// Records something wt could not follow.
+    pub fn unclear(&mut self, reason: String) {
+        if self.unclear.len() >= MAX_MESSAGES {
+            self.dropped.1 += usize::from(!self.unclear.contains(&reason));
+        } else if !self.unclear.contains(&reason) {
+            self.unclear.push(reason);
+        }
+    }
+
+    fn with_root(&self, reason: String) -> String {
+        let root = self.root();
+        if reason.contains(&root) { reason } else { format!("{reason} (this agent's worktree: {root})") }
     }
 
     pub fn root(&self) -> String {
         self.wt.root().display().to_string()
     }
 
-    fn script(&mut self, script: &Script, state: &mut State) {
-        for item in &script.items {
-            if item.isolated {
-                self.node(&item.node, &mut state.clone());
-            } else {
-                self.node(&item.node, state);
-            }
-        }
-    }
-
-    fn node(&mut self, node: &Node, state: &mut State) {
-        match node {
-            Node::Command(command) => self.command(command, state),
-            Node::Subshell(inner) => self.script(inner, &mut state.clone()),
-            Node::Group(inner) => self.script(inner, state),
-        }
-    }
-
-    /// Checks a script given as text (`bash -c`, `eval`, a heredoc fed to a shell).
-    pub fn nested(&mut self, text: &str, state: &mut State, isolated: bool) {
-        if self.depth >= MAX_DEPTH {
-            self.deny("shells nested this deep cannot be checked; run the commands directly".into());
-            return;
-        }
+    /// Checks a whole command text (the tool's command, or a script given to a shell).
+    fn text(&mut self, text: &str, state: State) -> Flow {
         match shell::parse(text) {
-            Ok(script) => {
-                self.depth += 1;
-                if isolated {
-                    self.script(&script, &mut state.clone());
-                } else {
-                    self.script(&script, state);
-                }
-                self.depth -= 1;
+            Ok(script) => self.script(&script, state, &Stdin::Nothing),
+            Err(err) if err.limit => {
+                self.deny(format!(
+                    "{err}; split the command, or write a script file inside the worktree and run that"
+                ));
+                Flow::both(state)
             }
-            Err(err) => self.deny(format!(
-                "the inner command could not be followed ({err}); run it directly inside the worktree {}",
-                self.root()
-            )),
+            Err(err) => {
+                // bash runs the complete lines before one it cannot parse.
+                if err.complete > 0
+                    && let Ok(lines) = shell::parse(&text[..err.complete])
+                {
+                    self.script(&lines, state.clone(), &Stdin::Nothing);
+                }
+                self.unclear(format!("wt guard could not follow the command ({err})"));
+                Flow::both(state)
+            }
         }
     }
 
-    fn command(&mut self, command: &SimpleCommand, state: &mut State) {
-        let words = command.assignments.iter().map(|(_, w)| w).chain(&command.words);
-        for word in words.chain(command.redirects.iter().map(|r| &r.target)) {
+    /// Checks a script given as text (`bash -c`, `eval`, `source`, a heredoc fed to a shell).
+    pub fn nested(&mut self, text: &str, state: State) -> Flow {
+        if self.shells >= MAX_SHELL_DEPTH {
+            self.budget.exceed(Limit::Shells);
+            return Flow::both(state);
+        }
+        self.shells += 1;
+        let flow = self.text(text, state);
+        self.shells -= 1;
+        flow
+    }
+
+    /// One simple command: its substitutions, words, assignments, redirections, then the
+    /// command itself.
+    pub fn command(&mut self, command: &SimpleCommand, state: State, stdin: &Stdin) -> Flow {
+        if !self.budget.step() {
+            return Flow::both(state);
+        }
+        self.substitutions(command, &state, stdin);
+        let declaration =
+            command.words.first().and_then(Word::literal).is_some_and(|w| builtins::is_declaration(&w));
+        let args = self.expand_words(&command.words, &state, declaration);
+        let mut state = state;
+        for name in std::mem::take(&mut self.assigned) {
+            state.set(&name, Value::Unknown);
+        }
+        if command.redirects.iter().any(|r| r.kind == RedirectKind::Write) {
+            self.writes.writing = match self.output_of_command(command, &state) {
+                Stdin::Text(text) => Content::Text(text),
+                _ => Content::Unknown,
+            };
+        }
+        let stdin = self.redirects(&command.redirects, &state, stdin, args.first());
+        self.writes.writing = Content::Unknown;
+        let mut local = state.clone();
+        for assignment in &command.assignments {
+            let value = self.assignment_value(assignment, &local);
+            self.environment(&assignment.name, &value, &local);
+            local.set(&assignment.name, value);
+        }
+        if args.is_empty() {
+            return Flow::both(local);
+        }
+        let flow = self.run(&args, local, &stdin);
+        // Assignments before a command are its environment only.
+        let restore = |s: Option<State>| {
+            s.map(|mut s| {
+                for assignment in &command.assignments {
+                    s.set(&assignment.name, state.var(&assignment.name).unwrap_or(Value::Unknown));
+                }
+                s
+            })
+        };
+        if command.assignments.is_empty() {
+            flow
+        } else {
+            Flow { ok: restore(flow.ok), fail: restore(flow.fail) }
+        }
+    }
+
+    /// Every command substitution in the command's words runs first, in a subshell.
+    pub(super) fn substitutions(&mut self, command: &SimpleCommand, state: &State, stdin: &Stdin) {
+        let words = command.assignments.iter().flat_map(|a| &a.words).chain(&command.words);
+        let redirects = command.redirects.iter().flat_map(|r| std::iter::once(&r.target).chain(&r.body));
+        for word in words.chain(redirects) {
+            self.arithmetic(word, state);
             for inner in word.substitutions() {
-                self.script(inner, &mut state.clone());
+                self.script(inner, state.clone(), stdin);
             }
         }
-        let args: Vec<Arg> = command.words.iter().map(|w| self.arg(w, state)).collect();
-        for (name, value) in &command.assignments {
-            if matches!(name.as_str(), "GIT_DIR" | "GIT_WORK_TREE" | "GIT_COMMON_DIR" | "GIT_INDEX_FILE") {
-                self.deny(format!(
-                    "{name}= points git at another repository than the worktree {}; run git inside the worktree \
-                     without it",
-                    self.root()
-                ));
-            }
-            if args.is_empty() {
-                match self.arg(value, state).value {
-                    Some(known) => state.vars.insert(name.clone(), known),
-                    None => state.vars.remove(name),
-                };
-            }
+    }
+
+    fn assignment_value(&mut self, assignment: &shell::Assignment, state: &State) -> Value {
+        if assignment.array {
+            return Value::Unknown;
         }
-        let mut stdin_script = None;
-        for redirect in &command.redirects {
+        let Some(word) = assignment.words.first() else { return Value::Unknown };
+        let value = self.expand_one(word, state).value;
+        let value = match (assignment.append, value) {
+            (false, value) => value,
+            (true, Some(tail)) => self.variable(&assignment.name, state).map(|head| head + &tail),
+            (true, None) => None,
+        };
+        match value {
+            Some(v) if self.budget.expand(v.len(), v.len()) => Value::Known(v.into()),
+            _ => Value::Unknown,
+        }
+    }
+
+    /// Checks the redirections: writes go through `write_target`; returns what the command
+    /// reads on its input.
+    pub fn redirects(
+        &mut self,
+        redirects: &[shell::Redirect],
+        state: &State,
+        stdin: &Stdin,
+        program: Option<&Arg>,
+    ) -> Stdin {
+        let mut input = stdin.clone();
+        for redirect in redirects {
             match redirect.kind {
                 RedirectKind::Write => {
-                    let target = self.arg(&redirect.target, state);
-                    let name = args.first().map_or("the redirection", |a| a.text()).to_owned();
+                    let target = self.expand_one(&redirect.target, state);
+                    let name = program.map_or("the redirection", |a| a.shown.as_str()).to_owned();
                     self.write_target(&name, &target, state);
                 }
-                RedirectKind::Heredoc => stdin_script = redirect.body.clone(),
-                RedirectKind::HereString => stdin_script = self.arg(&redirect.target, state).value,
-                RedirectKind::Read | RedirectKind::Duplicate => {}
-            }
-        }
-        if !args.is_empty() {
-            self.run(&args, state, stdin_script.as_deref());
-        }
-    }
-
-    pub fn run(&mut self, args: &[Arg], state: &mut State, stdin_script: Option<&str>) {
-        let Some(Prefixes { start, cwd, from_stdin }) = commands::strip_prefixes(self, args, state) else {
-            return;
-        };
-        let Some(first) = args.get(start) else { return };
-        let Some(program) = first.value.as_deref() else {
-            self.deny(format!(
-                "the command name `{}` is not known before it runs; write the command out, inside the worktree {}",
-                first.shown,
-                self.root()
-            ));
-            return;
-        };
-        let name = program.rsplit('/').next().unwrap_or(program);
-        let rest = &args[start + 1..];
-        let mut local = state.clone();
-        if let Some(dir) = cwd {
-            local.cwd = dir;
-        }
-        match name {
-            "cd" | "pushd" => self.cd(rest, state, name == "pushd"),
-            "popd" => match state.dirs.pop() {
-                Some(dir) => state.cwd = dir,
-                None => self.deny("popd returns to a folder wt did not see; cd to a path instead".into()),
-            },
-            "eval" => {
-                let text: Vec<&str> = rest.iter().map(|a| a.value.as_deref().unwrap_or("$UNKNOWN")).collect();
-                self.nested(&text.join(" "), state, false);
-            }
-            "bash" | "sh" | "zsh" | "dash" | "ksh" => commands::shell(self, rest, &mut local, stdin_script),
-            "git" => vcs::git(self, rest, &local),
-            "gs" | "git-spice" => vcs::spice(self, rest, &local),
-            "gh" => vcs::gh(self, rest),
-            _ => commands::check(self, name, rest, &local, from_stdin),
-        }
-    }
-
-    fn cd(&mut self, args: &[Arg], state: &mut State, push: bool) {
-        let operands: Vec<&Arg> =
-            args.iter().filter(|a| !matches!(a.text(), "-L" | "-P" | "-e" | "-@")).collect();
-        let root = self.root();
-        let Some(target) = operands.first() else {
-            self.deny(format!(
-                "cd with no folder goes home, outside the worktree {root}; cd to a folder inside it"
-            ));
-            return;
-        };
-        let Some(path) = target.value.as_deref().filter(|p| *p != "-") else {
-            self.deny(format!(
-                "cd {} goes to a folder wt cannot know (a variable, `~` or `-`); cd to a path inside the worktree {root}",
-                target.shown
-            ));
-            return;
-        };
-        match self.wt.directory(path, &state.cwd) {
-            Ok(dir) => {
-                if push {
-                    state.dirs.push(state.cwd.clone());
+                RedirectKind::Heredoc => {
+                    let body = redirect.body.as_ref().and_then(|b| self.expand_one(b, state).value);
+                    input = body.map_or(Stdin::Unknown, Stdin::Text);
                 }
-                state.cwd = dir;
+                RedirectKind::HereString => {
+                    let text = self.expand_one(&redirect.target, state).value;
+                    input = text.map_or(Stdin::Unknown, |t| Stdin::Text(t + "\n"));
+                }
+                RedirectKind::Read => input = Stdin::Unknown,
+                RedirectKind::Duplicate => {}
             }
-            Err(outside) => self.deny(format!(
-                "cd {} leaves the worktree {root}; stay inside it (start commands with `cd {root} && …`)",
-                outside.display()
-            )),
         }
+        input
     }
 
-    /// Denies a write to `target` unless it is inside the worktree (or a harmless device).
+    /// Runs one command given as arguments (after prefixes such as `env` or `sudo` are
+    /// stripped): builtins change the state; the rest is checked by what it is.
+    pub fn run(&mut self, args: &[Arg], state: State, stdin: &Stdin) -> Flow {
+        let Some(prefix) = prefixes::strip_prefixes(self, args, &state) else { return Flow::both(state) };
+        let Some(first) = args.get(prefix.start) else { return Flow::both(state) };
+        let mut rest = args[prefix.start + 1..].to_vec();
+        if let Some(replace) = &prefix.replace {
+            rest.iter_mut()
+                .filter(|a| a.value.as_deref().is_some_and(|v| v.contains(replace.as_str())))
+                .for_each(|a| a.value = None);
+        }
+        if prefix.from_stdin {
+            rest.push(Arg { value: None, shown: "<arguments from xargs' input>".into(), glob: false });
+        }
+        let Some(program) = first.exact() else {
+            self.unclear(format!("the command name `{}` is not known before it runs", first.shown));
+            return Flow::both(state);
+        };
+        if state.is_function(program) {
+            self.unclear(format!("`{program}` runs a function, which wt checked only where it was defined"));
+            return Flow::both(state);
+        }
+        let name = program.rsplit('/').next().unwrap_or(program);
+        if program.contains('/') {
+            self.run_written(program, first, &state, true);
+        }
+        let end = |flow: Flow| if prefix.replaces_shell { Flow::none() } else { flow };
+        if prefix.keeps_shell && builtins::is_builtin(name) {
+            return end(builtins::run(self, name, &rest, state, stdin));
+        }
+        let mut local = prefix.state.clone().unwrap_or_else(|| state.clone());
+        if let Some(cwd) = prefix.cwd.clone() {
+            local.cwd = cwd;
+        }
+        let mut state = state;
+        state.files_changed |= !commands::is_read_only(name);
+        match name {
+            _ if shells::is_shell(name) => shells::shell(self, name, &rest, &local, stdin),
+            "git" => vcs::git(self, &rest, &local),
+            "gs" | "git-spice" => forge::spice(self, &rest, &local),
+            "gh" => forge::gh(self, &rest),
+            _ if builtins::is_builtin(name) => {
+                builtins::run(self, name, &rest, local, stdin);
+            }
+            _ => {
+                for (link, target) in commands::check(self, name, &rest, &local) {
+                    state.add_link(link, target);
+                }
+            }
+        }
+        end(Flow::both(state))
+    }
+
+    /// Denies a write to `target` unless it is inside the worktree (or a harmless device);
+    /// a target wt cannot know is unclear.
     pub fn write_target(&mut self, command: &str, target: &Arg, state: &State) {
-        let root = self.root();
         let Some(path) = target.value.as_deref() else {
-            self.deny(format!(
-                "`{command}` writes to `{}`, a path wt cannot know before it runs (a variable, `~` or `$( )`); \
-                 write to an explicit path inside the worktree {root}",
+            self.unclear(format!(
+                "`{command}` writes to `{}`, a path wt cannot know before it runs",
                 target.shown
             ));
             return;
         };
-        match self.wt.place(path, &state.cwd) {
+        if target.glob {
+            return super::globs::write_pattern(self, command, path, state);
+        }
+        let Some(dirs) = state.cwd.dirs() else {
+            if !path.starts_with('/') {
+                self.unclear(format!("`{command}` writes to {path} in a folder wt could not follow"));
+                return;
+            }
+            return self.write_place(command, self.wt.place_from(path, Path::new("/"), &state.links));
+        };
+        for dir in dirs {
+            let place = self.wt.place_from(path, &dir.physical, &state.links);
+            if place != Place::Inside && place != Place::Device {
+                return self.write_place(command, place);
+            }
+        }
+        for dir in dirs {
+            self.writes.remember(super::paths::resolve(Path::new(path), &dir.physical, &state.links));
+        }
+    }
+
+    fn write_place(&mut self, command: &str, place: Place) {
+        let root = self.root();
+        match place {
             Place::Inside | Place::Device => {}
             Place::GitLink => self.deny(format!(
                 "`{command}` would write the worktree's .git link in {root}; leave it alone (git commands inside \
@@ -259,36 +374,21 @@ impl Checker<'_> {
         }
     }
 
-    pub fn arg(&self, word: &Word, state: &State) -> Arg {
-        let mut value = Some(String::new());
-        let mut shown = String::new();
-        for segment in &word.segments {
-            match segment {
-                Segment::Literal(text) => {
-                    shown.push_str(text);
-                    if let Some(v) = value.as_mut() {
-                        v.push_str(text);
-                    }
-                }
-                Segment::Variable(name) => {
-                    shown.push_str(&format!("${name}"));
-                    let known = match name.as_str() {
-                        "PWD" => Some(state.cwd.display().to_string()),
-                        "WT_WORKTREE" => Some(self.root()),
-                        _ => state.vars.get(name).cloned(),
-                    };
-                    value = value.zip(known).map(|(v, k)| v + &k);
-                }
-                Segment::Substitution(_) => {
-                    shown.push_str("$(…)");
-                    value = None;
-                }
-                Segment::Tilde(user) => {
-                    shown.push_str(&format!("~{user}"));
-                    value = None;
-                }
-            }
+    /// `path` resolved from every place the working directory may be: `None` when one of them
+    /// is not known (and the path is relative).
+    pub fn resolve_all(&self, path: &str, state: &State) -> Option<Vec<PathBuf>> {
+        if path.starts_with('/') {
+            return Some(vec![super::paths::resolve(Path::new(path), Path::new("/"), &state.links)]);
         }
-        Arg { value, shown }
+        let dirs = state.cwd.dirs()?;
+        Some(dirs.iter().map(|d| super::paths::resolve(Path::new(path), &d.physical, &state.links)).collect())
+    }
+
+    /// Checks a script that is given as a `Script` already (a substitution, a compound's part).
+    pub fn script(&mut self, script: &Script, state: State, stdin: &Stdin) -> Flow {
+        if !self.budget.ok() {
+            return Flow::both(state);
+        }
+        self.shape(script, state, stdin)
     }
 }

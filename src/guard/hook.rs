@@ -8,6 +8,7 @@ use super::bash::check_bash;
 use super::decision::Decision;
 use super::paths::{Place, Worktree};
 use super::rules::{Call, GuardConfig};
+use super::verdict::Verdict;
 
 /// Every field optional, unknown fields ignored: the format grows between Claude Code versions.
 #[derive(Debug, Default, Deserialize)]
@@ -26,8 +27,29 @@ pub struct Target {
     pub branch: Option<String>,
 }
 
+/// How the agent is contained besides this hook; it decides what a Bash command the guard could
+/// not follow (`Verdict::Unclear`) gets. A deny is a deny in every mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Containment {
+    /// Only this hook (`--detect`, a worktree made by hand): what it followed is allowed, what it
+    /// could not follow gets no decision, so the user's own permission settings decide.
+    HookOnly,
+    /// The agent's whole process runs inside `wt sandbox` (`wt run`'s agents): the kernel keeps
+    /// its writes in the worktree, so whatever is not denied is allowed.
+    Contained,
+    /// The agent cannot be sandboxed as a whole (the plugin's workers are subagents of the user's
+    /// session): every Bash call that is not denied is allowed rewritten to run inside
+    /// `<exe> sandbox`, with these rules and this temporary folder.
+    SandboxWrap { exe: PathBuf, rules: Option<PathBuf>, tmp: Option<PathBuf> },
+}
+
 /// The built-in policy, then the configured rules; the most restrictive decision wins.
-pub fn decide(input: &HookInput, target: &Target, config: &GuardConfig) -> Decision {
+pub fn decide(
+    input: &HookInput,
+    target: &Target,
+    config: &GuardConfig,
+    containment: &Containment,
+) -> Decision {
     let wt = Worktree::new(&target.root);
     let cwd = input.cwd.as_deref().map(PathBuf::from).unwrap_or_else(|| wt.root().to_owned());
     let tool = input.tool_name.as_deref().unwrap_or_default();
@@ -35,22 +57,64 @@ pub fn decide(input: &HookInput, target: &Target, config: &GuardConfig) -> Decis
     let path = field("file_path").or_else(|| field("notebook_path")).or_else(|| field("path"));
     let call =
         Call { tool, path, command: field("command"), cwd: &cwd, wt: &wt, branch: target.branch.as_deref() };
-    built_in(tool, &call, target).and(config.decide(&call))
-}
-
-fn built_in(tool: &str, call: &Call<'_>, target: &Target) -> Decision {
-    let (cwd, wt) = (call.cwd, call.wt);
-    let field = |name: &str| match name {
-        "command" => call.command,
-        _ => call.path,
-    };
-    match tool {
-        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => file_write(tool, field("path"), cwd, wt),
-        "Bash" => match field("command") {
-            Some(command) => check_bash(command, cwd, wt, target.branch.as_deref()),
+    let built_in = match tool {
+        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => file_write(tool, path, &cwd, &wt),
+        "Bash" => match call.command {
+            Some(command) => {
+                let verdict = check_bash(command, &cwd, &wt, target.branch.as_deref());
+                bash_decision(verdict, input, target, &wt, containment)
+            }
             None => Decision::Deny("the Bash call has no command".into()),
         },
         _ => Decision::None,
+    };
+    built_in.and(config.decide(&call))
+}
+
+fn bash_decision(
+    verdict: Verdict,
+    input: &HookInput,
+    target: &Target,
+    wt: &Worktree,
+    containment: &Containment,
+) -> Decision {
+    let root = wt.root().display();
+    match (verdict, containment) {
+        (Verdict::Deny(reason), _) => Decision::Deny(reason),
+        (Verdict::Understood, Containment::HookOnly) => {
+            Decision::Allow(format!("every command stays inside the worktree {root}"))
+        }
+        (Verdict::Unclear(_), Containment::HookOnly) => Decision::None,
+        (verdict, Containment::Contained) => Decision::Allow(match verdict {
+            Verdict::Unclear(why) => {
+                format!("runs inside this agent's sandbox, which keeps writes in the worktree {root} ({why})")
+            }
+            _ => format!("every command stays inside the worktree {root}"),
+        }),
+        (verdict, Containment::SandboxWrap { exe, rules, tmp }) => {
+            let mut updated = input.tool_input.clone();
+            let command = updated.get("command").and_then(|c| c.as_str()).unwrap_or_default();
+            let sandbox = super::wrap::Sandbox {
+                exe,
+                root: wt.root(),
+                branch: target.branch.as_deref(),
+                rules: rules.as_deref(),
+                tmp: tmp.as_deref(),
+            };
+            let wrapped = sandbox.around(command);
+            updated["command"] = serde_json::Value::String(wrapped);
+            let why = match verdict {
+                Verdict::Unclear(why) => format!(" ({why})"),
+                _ => String::new(),
+            };
+            Decision::Rewrite {
+                reason: format!(
+                    "runs inside `wt sandbox`, which keeps its writes in the worktree {root}{why}"
+                ),
+                input: updated,
+                ask: false,
+            }
+        }
     }
 }
 

@@ -1,11 +1,17 @@
-//! Where a path really is: made absolute against the working directory, `..` folded, and the
-//! symlinks of its longest existing prefix followed. Containment is by path components, never
-//! by string prefix (`/r/wt-main2` is not inside `/r/wt-main`).
+//! Where a path really is, resolved as the kernel does: component by component from the
+//! working directory, following each symlink where it stands, so `link/..` is the parent of the
+//! link's target, not the folder holding the link. Containment is by path components, never by
+//! string prefix (`/r/wt-main2` is not inside `/r/wt-main`).
 
+use std::collections::VecDeque;
+use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 
 /// Devices every command may write to.
 const HARMLESS_DEVICES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"];
+
+/// Symlinks followed in one resolution before giving up, as the kernel's ELOOP.
+const MAX_LINKS: usize = 40;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Place {
@@ -30,31 +36,40 @@ impl Worktree {
         &self.root
     }
 
-    /// Where `path` (relative to `cwd`) is.
+    /// Where `path` (relative to the hook's `cwd`) is.
     pub fn place(&self, path: &str, cwd: &Path) -> Place {
-        let absolute = lexical(&cwd.join(path));
-        let text = absolute.to_string_lossy();
+        self.place_from(path, &real_path(cwd), &[])
+    }
+
+    /// Where `path` is, relative to the physical directory `dir`, with `links` (symlinks the
+    /// command made before this point) followed as if they existed.
+    pub fn place_from(&self, path: &str, dir: &Path, links: &[(PathBuf, PathBuf)]) -> Place {
+        let text = lexical(&dir.join(path));
+        let text = text.to_string_lossy();
         if HARMLESS_DEVICES.contains(&text.as_ref()) || text.starts_with("/dev/fd/") {
             return Place::Device;
         }
-        let real = real_path(&absolute);
-        if real == self.root.join(".git") || real.starts_with(self.root.join(".git")) {
+        self.place_of(&resolve(Path::new(path), dir, links))
+    }
+
+    /// Where an already resolved path is.
+    pub fn place_of(&self, real: &Path) -> Place {
+        if real.starts_with(self.root.join(".git")) {
             Place::GitLink
         } else if real.starts_with(&self.root) {
             Place::Inside
         } else {
-            Place::Outside(real)
+            Place::Outside(real.to_owned())
         }
     }
 
-    /// The directory `path` names, for `cd`: inside, or where it leads.
-    pub fn directory(&self, path: &str, cwd: &Path) -> Result<PathBuf, PathBuf> {
-        let real = real_path(&lexical(&cwd.join(path)));
-        if real.starts_with(&self.root) { Ok(real) } else { Err(real) }
+    pub fn contains(&self, real: &Path) -> bool {
+        real.starts_with(&self.root)
     }
 }
 
-/// `..` and `.` folded without touching the file system (`/a/b/../c` is `/a/c`).
+/// `..` and `.` folded without touching the file system (`/a/b/../c` is `/a/c`): how bash's
+/// `cd` (without `-P`) computes the new `$PWD`.
 pub fn lexical(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
@@ -69,23 +84,80 @@ pub fn lexical(path: &Path) -> PathBuf {
     out
 }
 
-/// Follows the symlinks of the longest prefix of `path` that exists; the rest is kept as is.
-pub fn real_path(path: &Path) -> PathBuf {
-    let mut existing = path.to_owned();
-    let mut rest = Vec::new();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(&existing) {
-            let mut out = real;
-            out.extend(rest.iter().rev());
-            return lexical(&out);
-        }
-        match (existing.file_name().map(|n| n.to_owned()), existing.parent()) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                existing = parent.to_owned();
+/// `path` resolved from the physical directory `dir` as the kernel would: each symlink is
+/// followed where it stands (also links the command made, in `links`), `..` goes to the parent
+/// of what is really there. Past the first component that does not exist, the rest is folded
+/// lexically (nothing there can be a symlink yet).
+pub fn resolve(path: &Path, dir: &Path, links: &[(PathBuf, PathBuf)]) -> PathBuf {
+    let mut out = if path.is_absolute() { PathBuf::from("/") } else { dir.to_owned() };
+    let mut pending: VecDeque<OsString> = VecDeque::new();
+    push_components(&mut pending, path, false);
+    let mut followed = 0;
+    let mut exists = true;
+    while let Some(name) = pending.pop_front() {
+        match name.to_str() {
+            Some("/") => out = PathBuf::from("/"),
+            Some(".") => {}
+            Some("..") => {
+                out.pop();
             }
-            _ => return path.to_owned(),
+            _ => {
+                out.push(&name);
+                let target = links.iter().rev().find(|(link, _)| *link == out).map(|(_, t)| t.clone());
+                let target = target.or_else(|| if exists { link_target(&out, &mut exists) } else { None });
+                if let Some(target) = target {
+                    followed += 1;
+                    if followed > MAX_LINKS {
+                        return out;
+                    }
+                    out.pop();
+                    push_components(&mut pending, &target, true);
+                }
+            }
         }
+    }
+    out
+}
+
+/// The target of `path` when it is a symlink; clears `exists` when it is not there at all.
+fn link_target(path: &Path, exists: &mut bool) -> Option<PathBuf> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => std::fs::read_link(path).ok(),
+        Ok(_) => None,
+        Err(_) => {
+            *exists = false;
+            None
+        }
+    }
+}
+
+/// Puts `path`'s components in `pending`, at the front when `front` (a link's target, read
+/// before what followed the link).
+fn push_components(pending: &mut VecDeque<OsString>, path: &Path, front: bool) {
+    let names: Vec<OsString> = path
+        .components()
+        .map(|c| match c {
+            Component::RootDir | Component::Prefix(_) => OsString::from("/"),
+            Component::CurDir => OsString::from("."),
+            Component::ParentDir => OsString::from(".."),
+            Component::Normal(name) => name.to_owned(),
+        })
+        .collect();
+    if front {
+        for name in names.into_iter().rev() {
+            pending.push_front(name);
+        }
+    } else {
+        pending.extend(names);
+    }
+}
+
+/// `path` resolved from the root: every symlink followed (`/tmp/x` on a system where `/tmp` is
+/// a link is its target's `x`).
+pub fn real_path(path: &Path) -> PathBuf {
+    match std::env::current_dir() {
+        Ok(dir) if path.is_relative() => resolve(path, &dir, &[]),
+        _ => resolve(path, Path::new("/"), &[]),
     }
 }
 
@@ -102,6 +174,7 @@ mod tests {
         std::fs::create_dir_all(&sibling).unwrap();
         std::os::unix::fs::symlink(&sibling, root.join("escape")).unwrap();
         let wt = Worktree::new(&root);
+        let root = wt.root().to_owned();
         assert_eq!(wt.place("src/new.rs", &root), Place::Inside);
         assert_eq!(wt.place("src/../../wt-main/x", &root), Place::Inside);
         assert!(matches!(wt.place("../wt-main2/x", &root), Place::Outside(_)));
@@ -110,5 +183,23 @@ mod tests {
         assert_eq!(wt.place(".git", &root), Place::GitLink);
         assert_eq!(wt.place("/dev/null", &root), Place::Device);
         assert_eq!(wt.place("not/yet/made.txt", &root.join("src")), Place::Inside);
+    }
+
+    #[test]
+    fn dot_dot_after_a_symlink_leaves_from_the_links_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("wt");
+        let deep = dir.path().join("a/b");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&deep).unwrap();
+        std::os::unix::fs::symlink(&deep, root.join("link")).unwrap();
+        let wt = Worktree::new(&root);
+        let root = wt.root().to_owned();
+        // Lexically `link/../x` is `<root>/x`; the kernel goes to `<tmp>/a/x`.
+        assert!(matches!(wt.place("link/../x", &root), Place::Outside(p) if p.ends_with("a/x")));
+        let made = vec![(root.join("new"), PathBuf::from("/etc"))];
+        assert!(
+            matches!(wt.place_from("new/passwd", &root, &made), Place::Outside(p) if p == Path::new("/etc/passwd"))
+        );
     }
 }

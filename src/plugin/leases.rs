@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::workers::{WORKER_SLOTS, worker_name};
 use crate::plan::TaskId;
-use crate::store::{RunManifest, StateLayout, TaskRecord, TaskState, write_atomic};
+use crate::store::{Containment, RunManifest, StateLayout, TaskRecord, TaskState, write_atomic};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Lease {
@@ -29,6 +29,8 @@ impl Lease {
 pub struct Holder {
     pub lease: Lease,
     pub task: TaskRecord,
+    /// How the run contains its agents.
+    pub containment: Option<Containment>,
 }
 
 /// `slots/wt-worker-<slot>.json`.
@@ -66,8 +68,11 @@ pub fn occupancy(layout: &StateLayout) -> Vec<(usize, Option<Holder>)> {
 /// The lease, when the run's manifest agrees: its task is out and holds `slot`.
 fn confirmed(manifest: &RunManifest, slot: usize, lease: Lease) -> Option<Holder> {
     let task = manifest.task(lease.task_id())?;
-    (task.state == TaskState::Dispatched && task.slot == Some(slot))
-        .then(|| Holder { task: task.clone(), lease })
+    (task.state == TaskState::Dispatched && task.slot == Some(slot)).then(|| Holder {
+        task: task.clone(),
+        lease,
+        containment: manifest.containment,
+    })
 }
 
 /// Records that `slot` is leased to `lease` (the caller checked it is free, under the repo lock).

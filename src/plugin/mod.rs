@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 pub use step::{StepOutcome, StepStatus, step};
 
 use crate::engine::{EngineError, ErrorKind};
-use crate::guard::{self, Decision, GuardConfig, HookInput};
+use crate::guard::{self, Containment, Decision, GuardConfig, HookInput};
 use crate::store::{FileLock, StateLayout};
 
 #[derive(Debug, thiserror::Error)]
@@ -66,11 +66,21 @@ pub fn pre_tool_use(
         .map(Path::to_owned)
         .or(assignment.rules)
         .or_else(|| common.as_deref().and_then(guard::project_rules_path));
-    let config = match rules {
-        Some(path) => GuardConfig::load_toml(&path)?.unwrap_or_default(),
-        None => GuardConfig::default(),
+    let config = match &rules {
+        Some(path) => GuardConfig::load_toml(path)?,
+        None => None,
     };
-    Ok(guard::decide(input, &assignment.target, &config))
+    // A worker's own process is the user's session: wt cannot sandbox it, so each Bash call it
+    // makes runs inside `wt sandbox` instead (unless the run is contained by policy only).
+    let containment = match assignment.kernel {
+        true => Containment::SandboxWrap {
+            exe: crate::process::own_exe()?,
+            rules: rules.filter(|_| config.is_some()),
+            tmp: Some(assignment.tmp),
+        },
+        false => Containment::HookOnly,
+    };
+    Ok(guard::decide(input, &assignment.target, &config.unwrap_or_default(), &containment))
 }
 
 /// SessionStart: the context the session starts with.

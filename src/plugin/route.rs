@@ -7,13 +7,17 @@ use std::path::{Path, PathBuf};
 use super::leases;
 use super::workers::parse_worker_type;
 use crate::guard::Target;
-use crate::store::StateLayout;
+use crate::store::{Containment, StateLayout};
 
 /// A worker's task, as its slot's lease says.
 pub struct Assignment {
     pub target: Target,
     /// The run's rules (the project's guard.toml with the plan's `[guard]`), when written.
     pub rules: Option<PathBuf>,
+    /// The task's temporary folder in the run's state.
+    pub tmp: PathBuf,
+    /// Whether the kernel contains the run's commands.
+    pub kernel: bool,
 }
 
 /// The task of the worker `agent_type`, from the lease of its slot in `common` (the
@@ -31,8 +35,11 @@ pub fn assignment(agent_type: &str, common: Option<&Path>, cwd: &Path) -> Result
              `wt step <plan|runId> --json` lists them"
         )
     })?;
-    let rules = Some(layout.guard_rules(&holder.lease.run_id)).filter(|path| path.exists());
+    let run_id = &holder.lease.run_id;
+    let rules = Some(layout.guard_rules(run_id)).filter(|path| path.exists());
     Ok(Some(Assignment {
+        tmp: layout.task_tmp(run_id, holder.task.id),
+        kernel: holder.containment != Some(Containment::PolicyOnly),
         target: Target { root: holder.task.worktree, branch: Some(holder.task.branch) },
         rules,
     }))

@@ -1,37 +1,65 @@
-//! Structure: lists, pipelines, subshells, groups, simple commands, redirections, heredocs.
+//! Structure: lists, pipelines, simple commands, assignments and redirections. Compound commands
+//! are in `compound.rs`, words in `words.rs`, heredoc bodies in `heredoc.rs`.
 
-use super::{Item, Node, ParseError, Redirect, RedirectKind, Script, Segment, SimpleCommand, Word};
+use super::heredoc::PendingHeredoc;
+use super::{
+    Assignment, Item, Join, MAX_NESTING, Node, ParseError, Redirect, RedirectKind, Script, Segment, Shape,
+    SimpleCommand, Word,
+};
 
-/// Keywords that start or continue a compound command; the command after them is parsed as usual.
-const SKIPPED_KEYWORDS: &[&str] = &["if", "then", "elif", "else", "do", "while", "until", "!", "time"];
-/// Keywords that end a compound command.
-const CLOSING_KEYWORDS: &[&str] = &["fi", "done"];
+/// Where a list ends.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Stop {
+    /// The end of the text.
+    End,
+    /// A `)`, closing a subshell or a substitution.
+    Paren,
+    /// One of these reserved words at the start of a command (`then`, `fi`, `}`, …).
+    Words(&'static [&'static str]),
+    /// The end of a `case` arm: `;;`, `;&`, `;;&` or `esac`.
+    CaseArm,
+}
+
+/// Words that are reserved at the start of a command.
+const RESERVED: &[&str] = &[
+    "!", "{", "}", "[[", "if", "then", "elif", "else", "fi", "while", "until", "for", "select", "do", "done",
+    "case", "esac", "in", "function", "coproc", "time",
+];
 
 pub(super) struct Parser {
     pub(super) chars: Vec<char>,
     pub(super) pos: usize,
-    /// Where the parser continues after the newline that ends the current line, when heredoc
-    /// bodies follow it.
-    after_heredocs: Option<usize>,
-    /// How deeply `( )`, `{ }` and substitutions are nested here, to refuse (rather than
-    /// overflow the stack on) absurd nesting.
+    /// How deeply `( )`, `{ }`, substitutions and compound commands are nested here.
     pub(super) depth: usize,
+    /// Heredocs whose bodies start after the next newline.
+    pub(super) pending: Vec<PendingHeredoc>,
+    /// Heredoc bodies read so far, by the index their redirection holds.
+    pub(super) bodies: Vec<Option<Word>>,
+    /// Where the complete top-level lines end (a char index).
+    complete: usize,
 }
-
-/// Deeper nesting than this is refused.
-const MAX_NESTING: usize = 64;
 
 impl Parser {
     pub(super) fn new(text: &str, depth: usize) -> Self {
-        Parser { chars: text.chars().collect(), pos: 0, after_heredocs: None, depth }
+        Parser {
+            chars: text.chars().collect(),
+            pos: 0,
+            depth,
+            pending: Vec::new(),
+            bodies: Vec::new(),
+            complete: 0,
+        }
     }
 
     pub(super) fn parse(mut self) -> Result<Script, ParseError> {
-        let script = self.script(None)?;
-        match self.peek() {
-            Some(c) => Err(ParseError(format!("unexpected `{c}`"))),
-            None => Ok(script),
-        }
+        let result = self.list(Stop::End).and_then(|mut script| {
+            self.finish_heredocs(&mut script)?;
+            Ok(script)
+        });
+        result.map_err(|mut err| {
+            err.complete = self.chars[..self.complete].iter().map(|c| c.len_utf8()).sum();
+            err
+        })
     }
 
     pub(super) fn peek(&self) -> Option<char> {
@@ -49,7 +77,7 @@ impl Parser {
     pub(super) fn skip_blanks(&mut self) {
         loop {
             match self.peek() {
-                Some(' ' | '\t') => self.pos += 1,
+                Some(' ' | '\t' | '\r') => self.pos += 1,
                 Some('\\') if self.peek_at(1) == Some('\n') => self.pos += 2,
                 Some('#') => {
                     while self.peek().is_some_and(|c| c != '\n') {
@@ -61,67 +89,176 @@ impl Parser {
         }
     }
 
-    fn newline(&mut self) {
+    /// Consumes a newline token; heredoc bodies waiting for it are read now.
+    pub(super) fn newline(&mut self) -> Result<(), ParseError> {
         self.pos += 1;
-        if let Some(resume) = self.after_heredocs.take() {
-            self.pos = resume;
+        if !self.pending.is_empty() {
+            self.read_heredoc_bodies()?;
+        }
+        Ok(())
+    }
+
+    /// Blanks, comments and newlines (where the grammar allows a line break).
+    pub(super) fn skip_linebreaks(&mut self) -> Result<(), ParseError> {
+        loop {
+            self.skip_blanks();
+            if self.peek() != Some('\n') {
+                return Ok(());
+            }
+            self.newline()?;
         }
     }
 
-    /// Items up to the end, or up to `close` (not consumed).
-    pub(super) fn script(&mut self, close: Option<char>) -> Result<Script, ParseError> {
-        if close.is_some() {
-            self.depth += 1;
-            if self.depth > MAX_NESTING {
-                return Err(ParseError("the command is nested too deeply".into()));
-            }
-        }
-        let script = self.items(close);
-        if close.is_some() {
-            self.depth -= 1;
-        }
+    /// A list one level deeper, up to `stop`.
+    pub(super) fn nested(&mut self, stop: Stop) -> Result<Script, ParseError> {
+        self.enter()?;
+        let script = self.list(stop);
+        self.depth -= 1;
         script
     }
 
-    fn items(&mut self, close: Option<char>) -> Result<Script, ParseError> {
+    pub(super) fn enter(&mut self) -> Result<(), ParseError> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(ParseError {
+                message: format!(
+                    "the command nests `( )`, `$( )`, `{{ }}` or compound commands deeper than {MAX_NESTING} levels"
+                ),
+                limit: true,
+                complete: 0,
+            });
+        }
+        Ok(())
+    }
+
+    /// Items up to `stop` (not consumed).
+    pub(super) fn list(&mut self, stop: Stop) -> Result<Script, ParseError> {
         let mut script = Script::default();
+        let mut join = Join::Seq;
+        let mut needs_command = false;
         loop {
             self.skip_blanks();
+            let at_stop = match self.peek() {
+                None => true,
+                Some(')') => matches!(stop, Stop::Paren),
+                Some(';') => {
+                    matches!(stop, Stop::CaseArm) && (self.starts_with(";;") || self.starts_with(";&"))
+                }
+                _ => self.at_stop_word(stop),
+            };
+            if at_stop {
+                if needs_command {
+                    return Err(ParseError::syntax("`&&`, `||` or `|` has no command after it"));
+                }
+                return match (self.peek(), stop) {
+                    (None, Stop::End) => Ok(script),
+                    (None, _) => Err(ParseError::syntax(format!("{} is missing", closing(stop)))),
+                    _ => Ok(script),
+                };
+            }
             match self.peek() {
-                None => {
-                    return match close {
-                        Some(c) => Err(ParseError(format!("`{c}` is missing"))),
-                        None => Ok(script),
-                    };
+                Some('\n') => {
+                    self.newline()?;
+                    if matches!(stop, Stop::End)
+                        && self.depth == 0
+                        && self.pending.is_empty()
+                        && !needs_command
+                    {
+                        self.complete = self.pos;
+                    }
                 }
-                Some(c) if Some(c) == close => return Ok(script),
-                Some('\n') => self.newline(),
-                Some(';') if self.peek_at(1) == Some(';') => {
-                    return Err(ParseError("`;;` outside a case statement".into()));
+                Some(';') if needs_command || self.starts_with(";;") => {
+                    return Err(ParseError::syntax("unexpected `;`"));
                 }
-                Some(';') => self.pos += 1,
-                Some(')') => return Err(ParseError("unexpected `)`".into())),
-                Some(_) => self.pipeline(&mut script, close)?,
+                Some(';') => {
+                    self.pos += 1;
+                    join = Join::Seq;
+                }
+                Some(c @ (')' | '&' | '|')) => return Err(ParseError::syntax(format!("unexpected `{c}`"))),
+                Some(_) => {
+                    let start = self.pipeline(&mut script, join)?;
+                    (join, needs_command) = self.after_pipeline(&mut script, start);
+                }
+                None => unreachable!("handled as a stop above"),
             }
         }
     }
 
-    fn pipeline(&mut self, script: &mut Script, close: Option<char>) -> Result<(), ParseError> {
-        let mut elements = Vec::new();
+    /// The operator after a pipeline: how the next one joins, and whether one must follow.
+    fn after_pipeline(&mut self, script: &mut Script, start: usize) -> (Join, bool) {
+        self.skip_blanks();
+        if self.starts_with("&&") || self.starts_with("||") {
+            let join = if self.starts_with("&&") { Join::And } else { Join::Or };
+            self.pos += 2;
+            return (join, true);
+        }
+        if self.peek() == Some('&') {
+            self.pos += 1;
+            script.items[start..].iter_mut().for_each(|item| item.isolated = true);
+        }
+        (Join::Seq, false)
+    }
+
+    fn at_stop_word(&self, stop: Stop) -> bool {
+        match stop {
+            Stop::Words(words) => self.peek_reserved().is_some_and(|w| words.contains(&w)),
+            Stop::CaseArm => self.peek_reserved() == Some("esac"),
+            _ => false,
+        }
+    }
+
+    /// The reserved word at the current position, if one starts here.
+    pub(super) fn peek_reserved(&self) -> Option<&'static str> {
+        let mut len = 0;
+        while let Some(c) = self.peek_at(len) {
+            if " \t\r\n;&|()<>".contains(c) {
+                break;
+            }
+            if "'\"\\$`".contains(c) {
+                return None;
+            }
+            len += 1;
+        }
+        let text: String = self.chars[self.pos..self.pos + len].iter().collect();
+        RESERVED.iter().find(|w| **w == text).copied()
+    }
+
+    pub(super) fn expect_reserved(&mut self, word: &'static str) -> Result<(), ParseError> {
+        self.skip_blanks();
+        if self.peek_reserved() == Some(word) {
+            self.pos += word.chars().count();
+            Ok(())
+        } else {
+            Err(ParseError::syntax(format!("`{word}` is missing")))
+        }
+    }
+
+    /// One pipeline (with its `!` and `time` prefixes); returns the index of its first item.
+    fn pipeline(&mut self, script: &mut Script, join: Join) -> Result<usize, ParseError> {
+        let mut negated = false;
         loop {
             self.skip_blanks();
-            match self.element(close)? {
-                Some(node) => elements.push(node),
-                None if elements.is_empty() => {
-                    return match self.peek() {
-                        Some('|' | '&') => {
-                            Err(ParseError(format!("unexpected `{}`", self.peek().unwrap_or(' '))))
-                        }
-                        _ => Ok(()),
-                    };
+            match self.peek_reserved() {
+                Some("!") => negated = !negated,
+                Some("time") if self.peek_at(4).is_none_or(|c| " \t\n;".contains(c)) => {
+                    self.pos += 4;
+                    self.skip_blanks();
+                    if self.starts_with("-p") && self.peek_at(2).is_none_or(|c| " \t".contains(c)) {
+                        self.pos += 2;
+                    }
+                    continue;
                 }
-                None => return Err(ParseError("a pipe `|` has no command after it".into())),
+                _ => break,
             }
+            self.pos += 1;
+        }
+        let start = script.items.len();
+        loop {
+            self.skip_blanks();
+            let first = script.items.len() == start;
+            let node = self.command()?;
+            let join = if first { join } else { Join::Pipe };
+            script.items.push(Item { node, isolated: false, join, negated: first && negated });
             self.skip_blanks();
             if self.starts_with("||") {
                 break;
@@ -133,126 +270,239 @@ impl Parser {
             } else {
                 break;
             }
+            self.skip_linebreaks()?;
         }
-        self.skip_blanks();
-        let background = self.peek() == Some('&') && !self.starts_with("&&");
-        if background {
-            self.pos += 1;
-        } else if self.starts_with("&&") || self.starts_with("||") {
-            self.pos += 2;
-            self.skip_blanks();
-            if self.at_command_end(close) && self.peek() != Some('\n') {
-                return Err(ParseError("`&&` or `||` has no command after it".into()));
-            }
+        if script.items.len() - start > 1 {
+            script.items[start..].iter_mut().for_each(|item| item.isolated = true);
         }
-        let isolated = background || elements.len() > 1;
-        script.items.extend(elements.into_iter().map(|node| Item { node, isolated }));
-        Ok(())
+        Ok(start)
     }
 
-    /// One pipeline element: a subshell, a group or a simple command.
-    fn element(&mut self, close: Option<char>) -> Result<Option<Node>, ParseError> {
+    /// One command: a compound command, a subshell or a simple command.
+    pub(super) fn command(&mut self) -> Result<Node, ParseError> {
         if self.starts_with("((") {
-            self.skip_arithmetic()?;
-            return Ok(Some(Node::Command(SimpleCommand::default())));
+            // As bash does: `((` that does not close as arithmetic opens two subshells.
+            if let Some(node) = self.attempt(Self::arithmetic_command)? {
+                return Ok(node);
+            }
         }
         if self.peek() == Some('(') {
             self.pos += 1;
-            let inner = self.script(Some(')'))?;
+            let inner = self.nested(Stop::Paren)?;
             self.pos += 1;
-            let mut tail = SimpleCommand::default();
-            self.command_tail(&mut tail, close)?;
-            return Ok(Some(wrap_with_redirects(Node::Subshell(inner), tail)));
+            return self.with_redirects(Node::Subshell(inner));
         }
-        self.simple_command(close)
+        match self.peek_reserved() {
+            Some("{") => self.brace_group(),
+            Some("if") => self.if_clause(),
+            Some(k @ ("while" | "until")) => self.loop_clause(k == "until"),
+            Some(k @ ("for" | "select")) => self.for_clause(k.len()),
+            Some("case") => self.case_clause(),
+            Some("function") => self.function_keyword(),
+            Some("[[") => self.conditional(),
+            Some("coproc") => self.coproc(),
+            Some(word) => Err(ParseError::syntax(format!("`{word}` is not supported here"))),
+            None => self.simple_command(),
+        }
     }
 
-    fn simple_command(&mut self, close: Option<char>) -> Result<Option<Node>, ParseError> {
+    fn simple_command(&mut self) -> Result<Node, ParseError> {
         let mut command = SimpleCommand::default();
         loop {
             self.skip_blanks();
-            if self.at_command_end(close) {
+            if self.at_command_end() {
                 break;
             }
             if let Some(redirect) = self.redirect()? {
                 command.redirects.push(redirect);
                 continue;
             }
-            let start = self.pos;
-            let word = self.word()?;
-            if command.words.is_empty() {
-                let text = word.literal();
-                match text.as_deref() {
-                    Some("{") => {
-                        let inner = self.script(Some('}'))?;
-                        self.pos += 1;
-                        let mut tail = SimpleCommand::default();
-                        self.command_tail(&mut tail, close)?;
-                        return Ok(Some(wrap_with_redirects(Node::Group(inner), tail)));
-                    }
-                    Some(k) if SKIPPED_KEYWORDS.contains(&k) || CLOSING_KEYWORDS.contains(&k) => continue,
-                    Some(k @ ("case" | "function" | "select" | "coproc")) => {
-                        return Err(ParseError(format!("`{k}` blocks are not supported")));
-                    }
-                    _ => {}
-                }
-                if let Some((name, value)) = self.assignment(start, &word) {
-                    command.assignments.push((name, value));
-                    continue;
-                }
+            if command.words.is_empty()
+                && let Some(assignment) = self.assignment()?
+            {
+                command.assignments.push(assignment);
+                continue;
             }
-            if self.starts_with("()") {
-                return Err(ParseError("function definitions are not supported".into()));
+            let mut word = self.word()?;
+            if self.peek() == Some('(') && declares_array(&command, &word) {
+                // `declare -a x=(a b)`: the elements' substitutions run; the value is not followed.
+                let elements = self.array_elements()?;
+                word.segments.push(Segment::Parameter {
+                    name: "(array)".into(),
+                    words: elements,
+                    assigns: false,
+                    quoted: false,
+                });
+            }
+            if command.words.is_empty() && command.assignments.is_empty() && self.function_parens() {
+                let name =
+                    word.literal().ok_or_else(|| ParseError::syntax("a function name must be literal"))?;
+                return self.function_body(name);
             }
             command.words.push(word);
         }
         if command.words.is_empty() && command.assignments.is_empty() && command.redirects.is_empty() {
-            return Ok(None);
+            return Err(ParseError::syntax(match self.peek() {
+                Some(c) => format!("unexpected `{c}`"),
+                None => "a command is missing".into(),
+            }));
         }
-        Ok(Some(Node::Command(command)))
+        Ok(Node::Command(command))
     }
 
-    /// Redirections after a `( )` or `{ }`.
-    fn command_tail(&mut self, command: &mut SimpleCommand, close: Option<char>) -> Result<(), ParseError> {
-        loop {
-            self.skip_blanks();
-            if self.at_command_end(close) {
-                return Ok(());
-            }
-            match self.redirect()? {
-                Some(redirect) => command.redirects.push(redirect),
-                None => return Err(ParseError("unexpected word after `)` or `}`".into())),
-            }
-        }
-    }
-
-    fn at_command_end(&self, close: Option<char>) -> bool {
+    pub(super) fn at_command_end(&self) -> bool {
         match self.peek() {
             None | Some(';' | '\n' | '|' | ')') => true,
             Some('&') => self.peek_at(1) != Some('>'),
-            Some('}') => close == Some('}') && self.peek_at(1).is_none_or(|c| " \t\n;&|)".contains(c)),
             _ => false,
         }
     }
 
-    /// `NAME=value` (or `NAME+=value`) with an unquoted name.
-    fn assignment(&self, start: usize, word: &Word) -> Option<(String, Word)> {
-        let raw: String = self.chars[start..self.pos].iter().collect();
-        let eq = raw.find('=')?;
-        let name = raw[..eq].trim_end_matches('+');
-        let valid = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !valid {
+    /// Redirections after a compound command apply to all of it: kept as a command of only
+    /// those redirections, after the compound command in a group.
+    pub(super) fn with_redirects(&mut self, node: Node) -> Result<Node, ParseError> {
+        let mut tail = SimpleCommand::default();
+        loop {
+            self.skip_blanks();
+            if self.at_command_end() {
+                break;
+            }
+            match self.redirect()? {
+                Some(redirect) => tail.redirects.push(redirect),
+                None => return Err(ParseError::syntax("unexpected word after a compound command")),
+            }
+        }
+        if tail.redirects.is_empty() {
+            return Ok(node);
+        }
+        let items = vec![
+            Item { node, isolated: false, join: Join::Seq, negated: false },
+            Item { node: Node::Command(tail), isolated: true, join: Join::Seq, negated: false },
+        ];
+        Ok(Node::Group(Script { items, shape: Shape::Redirected }))
+    }
+
+    /// `NAME=value`, `NAME+=value`, `NAME[i]=value`, `NAME=( … )` at the current position.
+    fn assignment(&mut self) -> Result<Option<Assignment>, ParseError> {
+        let Some((name, subscript, append, len)) = self.assignment_prefix() else { return Ok(None) };
+        self.pos += len;
+        let mut words = Vec::new();
+        if let Some(subscript) = subscript {
+            words.push(Parser::new(&subscript, self.depth + 1).arithmetic_text()?);
+        }
+        if self.peek() == Some('(') {
+            words.extend(self.array_elements()?);
+            return Ok(Some(Assignment { name, array: true, append, words }));
+        }
+        let array = !words.is_empty();
+        let value = if self.at_command_end() || matches!(self.peek(), Some(' ' | '\t')) {
+            Word { segments: vec![super::Segment::Literal(String::new())] }
+        } else {
+            self.word()?
+        };
+        words.push(value);
+        Ok(Some(Assignment { name, array, append, words }))
+    }
+
+    /// Runs `parse`; when it fails with a syntax error, puts the parser back where it was and
+    /// returns `None`, so another reading can be tried.
+    pub(super) fn attempt<T>(
+        &mut self,
+        parse: fn(&mut Self) -> Result<T, ParseError>,
+    ) -> Result<Option<T>, ParseError> {
+        let (pos, depth, pending, bodies) = (self.pos, self.depth, self.pending.len(), self.bodies.len());
+        match parse(self) {
+            Ok(value) => Ok(Some(value)),
+            Err(err) if err.limit => Err(err),
+            Err(_) => {
+                (self.pos, self.depth) = (pos, depth);
+                self.pending.truncate(pending);
+                self.bodies.truncate(bodies);
+                Ok(None)
+            }
+        }
+    }
+
+    /// The words of `( … )` after `NAME=`.
+    fn array_elements(&mut self) -> Result<Vec<Word>, ParseError> {
+        self.pos += 1;
+        self.enter()?;
+        let mut words = Vec::new();
+        loop {
+            self.skip_linebreaks()?;
+            match self.peek() {
+                Some(')') => break,
+                None => return Err(ParseError::syntax("an array's `(` is not closed")),
+                _ => words.push(self.word()?),
+            }
+        }
+        self.depth -= 1;
+        self.pos += 1;
+        Ok(words)
+    }
+
+    /// `coproc [NAME] command`: the command runs in the background, in a subshell.
+    fn coproc(&mut self) -> Result<Node, ParseError> {
+        self.pos += "coproc".len();
+        self.skip_blanks();
+        let save = self.pos;
+        if self.peek_reserved().is_none() && self.peek() != Some('(') {
+            self.word()?;
+            self.skip_blanks();
+            if self.peek_reserved() != Some("{") && self.peek() != Some('(') {
+                self.pos = save;
+            }
+        }
+        let node = self.command()?;
+        let item = Item { node, isolated: true, join: Join::Seq, negated: false };
+        Ok(Node::Subshell(Script { items: vec![item], shape: Shape::List }))
+    }
+
+    /// The name, subscript, `+=` and length of an assignment's `NAME…=` prefix.
+    fn assignment_prefix(&self) -> Option<(String, Option<String>, bool, usize)> {
+        let mut len = 0;
+        while self.peek_at(len).is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            len += 1;
+        }
+        if len == 0 || self.peek().is_some_and(|c| c.is_ascii_digit()) {
             return None;
         }
-        let mut value = word.clone();
-        let Some(Segment::Literal(first)) = value.segments.first_mut() else { return None };
-        let cut = first.find('=')? + 1;
-        first.drain(..cut);
-        if first.is_empty() {
-            value.segments.remove(0);
+        let name: String = self.chars[self.pos..self.pos + len].iter().collect();
+        let mut subscript = None;
+        if self.peek_at(len) == Some('[') {
+            let mut depth = 0usize;
+            let start = len + 1;
+            loop {
+                match self.peek_at(len)? {
+                    '[' => depth += 1,
+                    ']' if depth == 1 => break,
+                    ']' => depth -= 1,
+                    ' ' | '\t' | '\n' => return None,
+                    _ => {}
+                }
+                len += 1;
+            }
+            subscript = Some(self.chars[self.pos + start..self.pos + len].iter().collect());
+            len += 1;
         }
-        Some((name.to_owned(), value))
+        let append = self.peek_at(len) == Some('+');
+        len += usize::from(append);
+        (self.peek_at(len) == Some('=')).then_some((name, subscript, append, len + 1))
+    }
+
+    fn function_parens(&mut self) -> bool {
+        let save = self.pos;
+        self.skip_blanks();
+        if self.peek() == Some('(') {
+            self.pos += 1;
+            self.skip_blanks();
+            if self.peek() == Some(')') {
+                self.pos += 1;
+                return true;
+            }
+        }
+        self.pos = save;
+        false
     }
 
     fn redirect(&mut self) -> Result<Option<Redirect>, ParseError> {
@@ -260,33 +510,30 @@ impl Parser {
         while self.peek_at(offset).is_some_and(|c| c.is_ascii_digit()) {
             offset += 1;
         }
-        let rest: String = self.chars[self.pos + offset..].iter().take(3).collect();
-        if rest.starts_with("<(") || rest.starts_with(">(") {
+        let at = |i: usize| self.peek_at(offset + i);
+        if matches!((at(0), at(1)), (Some('<' | '>'), Some('('))) {
             return Ok(None);
         }
-        let (op, kind) = if offset == 0 && rest.starts_with("&>>") {
-            ("&>>", RedirectKind::Write)
-        } else if offset == 0 && rest.starts_with("&>") {
-            ("&>", RedirectKind::Write)
-        } else {
-            match () {
-                _ if rest.starts_with("<<<") => ("<<<", RedirectKind::HereString),
-                _ if rest.starts_with("<<-") => ("<<-", RedirectKind::Heredoc),
-                _ if rest.starts_with("<<") => ("<<", RedirectKind::Heredoc),
-                _ if rest.starts_with("<>") => ("<>", RedirectKind::Write),
-                _ if rest.starts_with(">>") => (">>", RedirectKind::Write),
-                _ if rest.starts_with(">|") => (">|", RedirectKind::Write),
-                _ if rest.starts_with(">&") => (">&", RedirectKind::Duplicate),
-                _ if rest.starts_with("<&") => ("<&", RedirectKind::Duplicate),
-                _ if rest.starts_with('>') => (">", RedirectKind::Write),
-                _ if rest.starts_with('<') => ("<", RedirectKind::Read),
-                _ => return Ok(None),
-            }
+        let rest: String = (0..3).filter_map(at).collect();
+        let (op, kind) = match () {
+            _ if offset == 0 && rest.starts_with("&>>") => ("&>>", RedirectKind::Write),
+            _ if offset == 0 && rest.starts_with("&>") => ("&>", RedirectKind::Write),
+            _ if rest.starts_with("<<<") => ("<<<", RedirectKind::HereString),
+            _ if rest.starts_with("<<-") => ("<<-", RedirectKind::Heredoc),
+            _ if rest.starts_with("<<") => ("<<", RedirectKind::Heredoc),
+            _ if rest.starts_with("<>") => ("<>", RedirectKind::Write),
+            _ if rest.starts_with(">>") => (">>", RedirectKind::Write),
+            _ if rest.starts_with(">|") => (">|", RedirectKind::Write),
+            _ if rest.starts_with(">&") => (">&", RedirectKind::Duplicate),
+            _ if rest.starts_with("<&") => ("<&", RedirectKind::Duplicate),
+            _ if rest.starts_with('>') => (">", RedirectKind::Write),
+            _ if rest.starts_with('<') => ("<", RedirectKind::Read),
+            _ => return Ok(None),
         };
-        self.pos += offset + op.chars().count();
+        self.pos += offset + op.len();
         self.skip_blanks();
-        if self.at_command_end(None) || self.peek() == Some('&') {
-            return Err(ParseError(format!("`{op}` has no target")));
+        if self.at_command_end() || matches!(self.peek(), Some('&' | '<' | '>')) {
+            return Err(ParseError::syntax(format!("`{op}` has no target")));
         }
         let target = self.word()?;
         let kind = match (kind, target.literal()) {
@@ -294,75 +541,32 @@ impl Parser {
             (RedirectKind::Duplicate, Some(t)) if t != "-" && !t.chars().all(|c| c.is_ascii_digit()) => {
                 if op == ">&" { RedirectKind::Write } else { RedirectKind::Read }
             }
+            (RedirectKind::Duplicate, None) if op == ">&" => RedirectKind::Write,
             (kind, _) => kind,
         };
         let body = match kind {
-            RedirectKind::Heredoc => Some(self.heredoc_body(&target, op == "<<-")?),
+            RedirectKind::Heredoc => Some(self.register_heredoc(&target, op == "<<-")?),
             _ => None,
         };
         Ok(Some(Redirect { kind, target, body }))
     }
+}
 
-    /// Reads the body of a heredoc from the lines after the current one (after the bodies of
-    /// earlier heredocs on this line), and arranges for the parser to skip it.
-    fn heredoc_body(&mut self, delimiter: &Word, strip_tabs: bool) -> Result<String, ParseError> {
-        let delimiter =
-            delimiter.literal().ok_or_else(|| ParseError("a heredoc delimiter must be literal".into()))?;
-        let start = match self.after_heredocs {
-            Some(resume) => resume,
-            None => match self.chars[self.pos..].iter().position(|&c| c == '\n') {
-                Some(newline) => self.pos + newline + 1,
-                None => return Err(ParseError(format!("the heredoc `{delimiter}` has no body"))),
-            },
-        };
-        let mut body = String::new();
-        let mut line_start = start;
-        loop {
-            if line_start >= self.chars.len() {
-                return Err(ParseError(format!("the heredoc is not closed by a `{delimiter}` line")));
-            }
-            let line_end = self.chars[line_start..]
-                .iter()
-                .position(|&c| c == '\n')
-                .map_or(self.chars.len(), |n| line_start + n);
-            let line: String = self.chars[line_start..line_end].iter().collect();
-            let compared = if strip_tabs { line.trim_start_matches('\t') } else { line.as_str() };
-            if compared == delimiter {
-                self.after_heredocs = Some((line_end + 1).min(self.chars.len()));
-                return Ok(body);
-            }
-            body.push_str(&line);
-            body.push('\n');
-            line_start = line_end + 1;
-        }
-    }
-
-    pub(super) fn skip_arithmetic(&mut self) -> Result<(), ParseError> {
-        let mut depth = 0usize;
-        while let Some(c) = self.peek() {
-            self.pos += 1;
-            match c {
-                '(' => depth += 1,
-                ')' if depth <= 1 => return Ok(()),
-                ')' => depth -= 1,
-                _ => {}
-            }
-        }
-        Err(ParseError("an arithmetic `((` is not closed".into()))
+fn closing(stop: Stop) -> String {
+    match stop {
+        Stop::End => "the end".into(),
+        Stop::Paren => "a closing `)`".into(),
+        Stop::Words(words) => format!("`{}`", words.join("` or `")),
+        Stop::CaseArm => "`esac`".into(),
     }
 }
 
-/// Redirections written after `( )` or `{ }` apply to the whole block: kept as an empty command
-/// with those redirections, run in the same scope as the block.
-fn wrap_with_redirects(node: Node, tail: SimpleCommand) -> Node {
-    if tail.redirects.is_empty() {
-        return node;
-    }
-    let (Node::Subshell(inner) | Node::Group(inner)) = &node else { return node };
-    let mut items = inner.items.clone();
-    items.push(Item { node: Node::Command(tail), isolated: true });
-    match node {
-        Node::Subshell(_) => Node::Subshell(Script { items }),
-        _ => Node::Group(Script { items }),
-    }
+/// `NAME=` given to `declare`, `local`, … right before a `(`.
+fn declares_array(command: &SimpleCommand, word: &Word) -> bool {
+    let declaration = command
+        .words
+        .first()
+        .and_then(Word::literal)
+        .is_some_and(|w| matches!(w.as_str(), "declare" | "typeset" | "local" | "export" | "readonly"));
+    declaration && word.bare().is_some_and(|w| w.ends_with('='))
 }

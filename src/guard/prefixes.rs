@@ -1,0 +1,271 @@
+//! Commands that run another command — `env`, `sudo`, `timeout`, `xargs`, `nohup`, `flock`,
+//! `watch`, `uv run`, … — whose options must be read to find it, and which may set its
+//! environment, directory or input, or run a script of their own.
+
+use super::bash::Checker;
+use super::expand::Arg;
+use super::options::{self, Spec};
+use super::state::{Cwd, State};
+
+/// Where the real command starts after its prefixes, and what the prefixes change.
+pub struct Prefixes {
+    pub start: usize,
+    /// The directory the command runs in (`env -C`, `sudo -D`, `direnv exec`).
+    pub cwd: Option<Cwd>,
+    /// `xargs`: the command gets more arguments, from input wt cannot see.
+    pub from_stdin: bool,
+    /// `xargs -I R`: arguments holding `R` are replaced by input.
+    pub replace: Option<String>,
+    /// Nothing but `command` or `builtin` comes first, so a builtin changes this shell.
+    pub keeps_shell: bool,
+    /// `exec`: nothing after the command runs in this shell.
+    pub replaces_shell: bool,
+    /// The state with the variables the prefixes set (`env X=1 …`).
+    pub state: Option<State>,
+}
+
+const fn spec(
+    flags: &'static str,
+    values: &'static str,
+    long_flags: &'static str,
+    long_values: &'static str,
+) -> Spec {
+    Spec { flags, values, long_flags, long_values }
+}
+
+const ENV: Spec = spec(
+    "i0v",
+    "uCS",
+    "ignore-environment null debug list-signal-handling",
+    "unset chdir split-string default-signal ignore-signal block-signal",
+);
+const TIME: Spec = spec("apvqV", "fo", "append portability verbose quiet", "format output");
+const TIMEOUT: Spec = spec("v", "sk", "preserve-status foreground verbose", "signal kill-after");
+const SUDO: Spec = spec(
+    "AbEeHiKklnPSsVv",
+    "CDghprtTUu",
+    "preserve-env login shell non-interactive background",
+    "user group host prompt chdir role type other-user close-from command-timeout",
+);
+const XARGS: Spec = spec(
+    "0prtx",
+    "aEILnPsd",
+    "null interactive no-run-if-empty verbose exit open-tty",
+    "arg-file delimiter eof replace max-lines max-args max-procs max-chars process-slot-var",
+);
+const CHRT: Spec = spec("abdfiomrRv", "TPD", "all-tasks batch fifo idle other rr verbose", "");
+const FLOCK: Spec =
+    spec("sxnuoFv", "wEc", "shared exclusive nonblock unlock verbose", "timeout conflict-exit-code command");
+const WATCH: Spec =
+    spec("bcdeghtxpC", "nq", "beep color differences errexit exec no-title precise", "interval");
+const TRACE: Spec = spec("cCdDfFhiqrtTvVwxyzZ", "abeEIoOpPsSuUX", "", "output");
+const SU: Spec = spec("lmpfP", "cgGsw", "login preserve-environment pty", "command group shell");
+const XVFB: Spec = spec("a", "nsfe", "auto-servernum", "server-num server-args auth-file error-file");
+
+/// A prefix's options, and how many operands come before the command it runs.
+fn prefix(name: &str) -> Option<(Spec, usize)> {
+    Some(match name {
+        "env" => (ENV, 0),
+        "command" => (spec("pvV", "", "", ""), 0),
+        "exec" => (spec("cl", "a", "", ""), 0),
+        "builtin" | "nohup" | "chronic" | "unbuffer" | "fakeroot" | "dbus-run-session" | "busybox" => {
+            (Spec::default(), 0)
+        }
+        "time" => (TIME, 0),
+        "setsid" => (spec("cfw", "", "ctty fork wait", ""), 0),
+        "nice" => (spec("", "n", "", "adjustment"), 0),
+        "ionice" => (spec("t", "cn", "ignore", "class classdata"), 0),
+        "stdbuf" => (spec("", "ioe", "", "input output error"), 0),
+        "timeout" => (TIMEOUT, 1),
+        "sudo" | "doas" => (SUDO, 0),
+        "xargs" => (XARGS, 0),
+        "taskset" => (spec("ac", "", "all-tasks cpu-list", ""), 1),
+        "chrt" => (CHRT, 1),
+        "flock" => (FLOCK, 1),
+        "watch" => (WATCH, 0),
+        "strace" | "ltrace" => (TRACE, 0),
+        "su" | "runuser" => (SU, 0),
+        "xvfb-run" => (XVFB, 0),
+        _ => return None,
+    })
+}
+
+/// `uv run …`, `poetry run …`, `bundle exec …`: tools whose subcommand runs a command.
+fn runner(name: &str, sub: Option<&str>) -> bool {
+    matches!(
+        (name, sub),
+        ("uv" | "poetry" | "pipenv" | "pdm" | "hatch" | "rye" | "devbox", Some("run"))
+            | ("bundle" | "pnpm" | "yarn" | "mise" | "asdf" | "rbenv" | "pyenv", Some("exec"))
+    )
+}
+
+pub fn strip_prefixes(checker: &mut Checker, args: &[Arg], state: &State) -> Option<Prefixes> {
+    let mut p = Prefixes {
+        start: 0,
+        cwd: None,
+        from_stdin: false,
+        replace: None,
+        keeps_shell: true,
+        replaces_shell: false,
+        state: None,
+    };
+    loop {
+        let Some(name) = args.get(p.start)?.exact().map(|n| n.rsplit('/').next().unwrap_or(n).to_owned())
+        else {
+            return Some(p);
+        };
+        if runner(&name, args.get(p.start + 1).and_then(Arg::exact)) {
+            let rest = &args[p.start + 2..];
+            p.keeps_shell = false;
+            if rest.first().is_some_and(|a| a.text().starts_with('-') && !a.is("--")) {
+                checker.unclear(format!(
+                    "`{name}` has options wt does not read; wt can only guess the command it runs"
+                ));
+                p.start = guess_command(args, p.start + 2);
+                continue;
+            }
+            p.start += 2 + usize::from(rest.first().is_some_and(|a| a.is("--")));
+            continue;
+        }
+        let Some((spec, operands)) = prefix(&name) else { return Some(p) };
+        let rest = &args[p.start + 1..];
+        let parsed = options::parse(rest, &spec, true);
+        if let Some(why) = &parsed.unknown {
+            checker.unclear(format!("`{name}`: {why}; wt can only guess the command it runs"));
+            p.start = guess_command(args, p.start + 1);
+            p.keeps_shell = false;
+            continue;
+        }
+        let mut end = p.start + 1 + parsed.end;
+        if !special_prefix(checker, &name, &parsed, args, &mut end, &mut p, state)? {
+            return None;
+        }
+        p.keeps_shell &= matches!(name.as_str(), "command" | "builtin" | "exec");
+        p.start = end + operands;
+    }
+}
+
+/// Where the command probably starts when a prefix's options could not be read: the first
+/// word from `from` that is not an option (still checked, so a deny in it is not missed).
+fn guess_command(args: &[Arg], from: usize) -> usize {
+    from + args
+        .iter()
+        .skip(from)
+        .take_while(|a| a.value.as_deref().is_some_and(|t| t.starts_with('-')))
+        .count()
+}
+
+/// What one prefix changes; `None` or `Some(false)` when nothing more runs as a command here
+/// (the prefix ran a script, or only prints).
+fn special_prefix(
+    checker: &mut Checker,
+    name: &str,
+    parsed: &options::Parsed,
+    args: &[Arg],
+    end: &mut usize,
+    p: &mut Prefixes,
+    state: &State,
+) -> Option<bool> {
+    let first_operand = args.get(*end);
+    match name {
+        "env" => return env(checker, parsed, args, end, p, state),
+        "sudo" | "doas" => {
+            if let Some(dir) = parsed.values(&["-D", "--chdir"]).first() {
+                p.cwd = Some(directory(checker, dir, state)?);
+            }
+        }
+        "command" if parsed.has(&["-v", "-V"]) => return Some(false),
+        "exec" => p.replaces_shell = true,
+        "xargs" => {
+            p.from_stdin = true;
+            p.replace = parsed.values(&["-I", "--replace"]).first().and_then(|a| a.value.clone());
+        }
+        "time" | "strace" | "ltrace" => {
+            for target in parsed.values(&["-o", "--output"]) {
+                checker.write_target(name, &target, state);
+            }
+        }
+        "flock" => {
+            if let Some(lock) = first_operand {
+                checker.write_target(name, lock, state);
+            }
+            if let Some(script) = parsed.values(&["-c", "--command"]).first() {
+                run_text(checker, name, script, state);
+                return Some(false);
+            }
+        }
+        "su" | "runuser" => {
+            if let Some(script) = parsed.values(&["-c", "--command"]).first() {
+                run_text(checker, name, script, state);
+            }
+            return Some(false);
+        }
+        "watch" if !parsed.has(&["-x", "--exec"]) => {
+            let words: Option<Vec<&str>> = args[*end..].iter().map(|a| a.value.as_deref()).collect();
+            let script = Arg { value: words.map(|w| w.join(" ")), shown: format!("{name} …"), glob: false };
+            run_text(checker, name, &script, state);
+            return Some(false);
+        }
+        _ => {}
+    }
+    Some(true)
+}
+
+/// `env [-S script] [-C dir] [NAME=value…] command`.
+fn env(
+    checker: &mut Checker,
+    parsed: &options::Parsed,
+    args: &[Arg],
+    end: &mut usize,
+    p: &mut Prefixes,
+    state: &State,
+) -> Option<bool> {
+    if let Some(script) = parsed.values(&["-S", "--split-string"]).first() {
+        let tail: Vec<&str> =
+            args[*end..].iter().map(|a| a.value.as_deref().unwrap_or("\"$UNKNOWN\"")).collect();
+        let text = format!("{} {}", script.value.as_deref().unwrap_or("\"$UNKNOWN\""), tail.join(" "));
+        checker.nested(&text, state.clone());
+        return Some(false);
+    }
+    if let Some(dir) = parsed.values(&["-C", "--chdir"]).first() {
+        p.cwd = Some(directory(checker, dir, state)?);
+    }
+    let mut local = p.state.take().unwrap_or_else(|| state.clone());
+    while let Some((key, value)) = args.get(*end).and_then(|a| a.value.as_deref()?.split_once('=')) {
+        let value = super::state::Value::Known(value.into());
+        checker.environment(key, &value, state);
+        local.set(key, value);
+        *end += 1;
+    }
+    p.state = Some(local);
+    Some(true)
+}
+
+fn run_text(checker: &mut Checker, name: &str, script: &Arg, state: &State) {
+    match script.value.as_deref() {
+        Some(text) => {
+            checker.nested(text, state.clone());
+        }
+        None => checker.unclear(format!("`{name}` runs a command wt cannot know before it runs")),
+    }
+}
+
+/// The directory a prefix runs its command in (`env -C`, `sudo -D`): inside, or refused.
+fn directory(checker: &mut Checker, dir: &Arg, state: &State) -> Option<Cwd> {
+    let Some(path) = dir.exact() else {
+        checker
+            .unclear(format!("the command runs in `{}`, a folder wt cannot know before it runs", dir.shown));
+        return None;
+    };
+    match super::directories::change(checker, path, state, true) {
+        Ok(cwd) => Some(cwd),
+        Err(outside) => {
+            let shown = outside.map_or(path.to_owned(), |p| p.display().to_string());
+            checker.deny(format!(
+                "the command would run in {shown}, outside the worktree {}; run it inside it",
+                checker.root()
+            ));
+            None
+        }
+    }
+}

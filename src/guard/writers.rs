@@ -1,0 +1,398 @@
+//! Commands that write files, and which of their arguments they write. Each writer's options
+//! are read with its spec: an option wt does not know, or an argument it cannot know, means
+//! the writes go to a place wt cannot tell ("unclear"); a write outside the worktree is denied.
+
+use std::path::PathBuf;
+
+use super::bash::Checker;
+use super::expand::Arg;
+use super::options::{self, Parsed, Spec};
+use super::scripts::Content;
+use super::state::State;
+
+const fn spec(
+    flags: &'static str,
+    values: &'static str,
+    long_flags: &'static str,
+    long_values: &'static str,
+) -> Spec {
+    Spec { flags, values, long_flags, long_values }
+}
+
+const RM: Spec = spec(
+    "fiIrRdv",
+    "",
+    "force interactive one-file-system no-preserve-root preserve-root recursive dir verbose",
+    "",
+);
+const RMDIR: Spec = spec("pv", "", "ignore-fail-on-non-empty parents verbose", "");
+const SHRED: Spec = spec("fuvxz", "ns", "force remove verbose exact zero", "iterations random-source size");
+const TOUCH: Spec = spec("acfhm", "dtr", "no-create no-dereference", "date reference time");
+const MKDIR: Spec = spec("pvZ", "m", "parents verbose context", "mode");
+const TRUNCATE: Spec = spec("co", "rs", "no-create io-blocks", "reference size");
+const CHMOD: Spec = spec(
+    "cfvR",
+    "",
+    "changes silent quiet verbose no-preserve-root preserve-root recursive dereference no-dereference",
+    "reference",
+);
+const CHOWN: Spec = spec(
+    "cfvRhHLP",
+    "",
+    "changes silent quiet verbose dereference no-dereference no-preserve-root preserve-root recursive",
+    "from reference",
+);
+const CP: Spec = spec(
+    "abdfHilLnPpRrsTuvxZ",
+    "St",
+    "archive attributes-only backup copy-contents debug force interactive link dereference no-clobber \
+     no-dereference preserve parents recursive reflink remove-destination strip-trailing-slashes symbolic-link \
+     no-target-directory update verbose keep-directory-symlink one-file-system context",
+    "no-preserve sparse suffix target-directory",
+);
+const MV: Spec = spec(
+    "bfinTuvZ",
+    "St",
+    "backup debug exchange force interactive no-clobber no-copy strip-trailing-slashes no-target-directory update \
+     verbose context",
+    "suffix target-directory",
+);
+const LN: Spec = spec(
+    "bdfFinLPrsTv",
+    "St",
+    "backup directory force interactive logical no-dereference physical relative symbolic no-target-directory \
+     verbose",
+    "suffix target-directory",
+);
+const INSTALL: Spec = spec(
+    "bcCdDpsTvZ",
+    "gmoSt",
+    "backup compare directory preserve-timestamps strip no-target-directory verbose preserve-context context",
+    "group mode owner suffix target-directory",
+);
+const TEE: Spec = spec("aip", "", "append ignore-interrupts output-error", "");
+const MKNOD: Spec = spec("Z", "m", "context", "mode");
+const PATCH: Spec = spec(
+    "bcefElnNRstuvZT",
+    "BdDFgiopPrVxYz",
+    "backup context ed forward ignore-whitespace normal remove-empty-files reverse silent quiet batch unified \
+     verbose dry-run posix set-utc set-time binary merge force",
+    "prefix directory ifdef fuzz get input output strip reject-file version-control basename-prefix suffix \
+     quoting-style read-only reject-format",
+);
+const MAKE: Spec = spec(
+    "bBdeiknpqrRsStvwL",
+    "CfIjloOW",
+    "always-make environment-overrides ignore-errors keep-going just-print dry-run recon print-data-base question \
+     no-builtin-rules no-builtin-variables silent quiet no-keep-going stop touch trace version print-directory \
+     no-print-directory warn-undefined-variables check-symlink-times debug",
+    "directory file makefile include-dir jobs load-average max-load old-file assume-old new-file assume-new \
+     what-if output-sync eval jobserver-style",
+);
+const SORT: Spec = spec(
+    "bdfgiMhnRrVcCmsuz",
+    "kotST",
+    "ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort \
+     human-numeric-sort numeric-sort random-sort reverse version-sort check merge stable unique zero-terminated \
+     debug",
+    "sort key output field-separator buffer-size temporary-directory parallel batch-size files0-from random-source",
+);
+const UNZIP: Spec = spec("lvtTzZcpfunoqjaCKLMVX", "dPx", "", "");
+const ZIPPER: Spec = spec(
+    "cdfhklLnNqrtvV123456789",
+    "Sb",
+    "stdout to-stdout decompress uncompress force keep list no-name name quiet recursive test verbose fast best \
+     rsyncable",
+    "suffix",
+);
+const SPLIT: Spec = spec(
+    "de",
+    "abCln",
+    "elide-empty-files unbuffered verbose separator",
+    "suffix-length bytes line-bytes lines number additional-suffix numeric-suffixes hex-suffixes filter",
+);
+
+/// Writers whose every write wt follows from their arguments (builds such as `make` and
+/// `cargo` write more than their arguments say).
+pub fn follows_writes(name: &str) -> bool {
+    matches!(
+        name,
+        "rm" | "unlink"
+            | "rmdir"
+            | "shred"
+            | "touch"
+            | "mkdir"
+            | "mkfifo"
+            | "truncate"
+            | "tee"
+            | "mknod"
+            | "chmod"
+            | "chown"
+            | "chgrp"
+            | "install"
+            | "cp"
+            | "mv"
+            | "ln"
+            | "link"
+            | "sort"
+            | "unzip"
+            | "gzip"
+            | "gunzip"
+            | "bzip2"
+            | "bunzip2"
+            | "xz"
+            | "unxz"
+            | "lzma"
+            | "zstd"
+            | "unzstd"
+            | "lz4"
+            | "split"
+            | "dd"
+            | "sed"
+            | "curl"
+            | "wget"
+            | "tar"
+            | "rsync"
+            | "scp"
+            | "zip"
+            | "find"
+    )
+}
+
+/// What a writer writes, when wt can read its arguments.
+pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> Vec<(PathBuf, PathBuf)> {
+    let parse = |spec: &Spec| options::parse(args, spec, false);
+    let (parsed, targets): (Parsed, Vec<Arg>) = match name {
+        "rm" | "unlink" => with(parse(&RM), |p| p.operands.clone()),
+        "rmdir" => with(parse(&RMDIR), |p| p.operands.clone()),
+        "shred" => with(parse(&SHRED), |p| p.operands.clone()),
+        "touch" => with(parse(&TOUCH), |p| p.operands.clone()),
+        "mkdir" | "mkfifo" => with(parse(&MKDIR), |p| p.operands.clone()),
+        "truncate" => with(parse(&TRUNCATE), |p| p.operands.clone()),
+        "tee" => with(parse(&TEE), |p| p.operands.clone()),
+        "mknod" => with(parse(&MKNOD), |p| p.operands.iter().take(1).cloned().collect()),
+        "chmod" => with(parse_chmod(args), mode_then_paths),
+        "chown" | "chgrp" => with(parse(&CHOWN), mode_then_paths),
+        "install" => with(parse(&INSTALL), install_targets),
+        "cp" => with(parse(&CP), destination),
+        "mv" => with(parse(&MV), |p| {
+            let mut all = p.values(&["-t", "--target-directory"]);
+            all.extend(p.operands.iter().cloned());
+            all
+        }),
+        "ln" | "link" => return link(checker, name, parse(&LN), state),
+        "patch" => with(parse(&PATCH), patch_targets),
+        "make" | "gmake" => return make(checker, name, parse(&MAKE), state),
+        "sort" => with(parse(&SORT), |p| p.values(&["-o", "--output", "-T", "--temporary-directory"])),
+        "unzip" => with(parse(&UNZIP), |p| {
+            let dirs = p.values(&["-d"]);
+            if dirs.is_empty() { vec![Arg::literal(".")] } else { dirs }
+        }),
+        "gzip" | "gunzip" | "bzip2" | "bunzip2" | "xz" | "unxz" | "lzma" | "zstd" | "unzstd" | "lz4" => {
+            with(parse(&ZIPPER), |p| {
+                if p.has(&["-c", "--stdout", "--to-stdout", "-t", "--test", "-l", "--list"]) {
+                    Vec::new()
+                } else {
+                    p.operands.clone()
+                }
+            })
+        }
+        "split" => {
+            with(parse(&SPLIT), |p| vec![p.operands.get(1).cloned().unwrap_or_else(|| Arg::literal("x"))])
+        }
+        "dd" => return dd(checker, args, state),
+        "sed" => return super::sed::check(checker, args, state),
+        "perl" => (Parsed::default(), perl_in_place(args)),
+        "curl" | "wget" | "tar" | "rsync" | "scp" | "zip" | "cargo" => {
+            return super::downloads::check(checker, name, args, state);
+        }
+        "find" => return super::find::check(checker, args, state),
+        "cc" | "gcc" | "g++" | "c++" | "clang" | "clang++" | "rustc" => {
+            (Parsed::default(), option_values(args, &["-o"]))
+        }
+        _ => return Vec::new(),
+    };
+    if matches!(name, "chmod" | "chown" | "chgrp" | "touch") {
+        checker.writes.writing = Content::Unchanged;
+    }
+    write_all(checker, name, &parsed, &targets, state);
+    checker.writes.writing = Content::Unknown;
+    Vec::new()
+}
+
+fn with(parsed: Parsed, targets: impl Fn(&Parsed) -> Vec<Arg>) -> (Parsed, Vec<Arg>) {
+    let targets = targets(&parsed);
+    (parsed, targets)
+}
+
+/// Checks each target; when the arguments could not be read, the targets are not known.
+pub fn write_all(checker: &mut Checker, name: &str, parsed: &Parsed, targets: &[Arg], state: &State) {
+    if let Some(why) = &parsed.unknown {
+        checker.unclear(format!("`{name}` writes files and {why}, so wt cannot tell where it writes"));
+    }
+    for target in targets {
+        checker.write_target(name, target, state);
+    }
+}
+
+/// `chmod -w file`: a mode that starts with `-` is an operand, not an option.
+fn parse_chmod(args: &[Arg]) -> Parsed {
+    let is_mode = |a: &Arg| {
+        a.text().len() > 1
+            && a.text().starts_with('-')
+            && a.text()[1..].chars().all(|c| "rwxXstugoa0123456789,+=-".contains(c))
+    };
+    let (modes, rest): (Vec<Arg>, Vec<Arg>) = args.iter().cloned().partition(is_mode);
+    let mut parsed = options::parse(&rest, &CHMOD, false);
+    if !modes.is_empty() {
+        parsed.operands.insert(0, modes[0].clone());
+    }
+    parsed
+}
+
+/// `chmod MODE file…`, `chown OWNER file…` (no MODE with `--reference`).
+fn mode_then_paths(p: &Parsed) -> Vec<Arg> {
+    let skip = usize::from(!p.has(&["--reference"]));
+    p.operands.iter().skip(skip).cloned().collect()
+}
+
+/// `cp a b dest`, `cp -t dest a b`: the destination.
+fn destination(p: &Parsed) -> Vec<Arg> {
+    let explicit = p.values(&["-t", "--target-directory"]);
+    if !explicit.is_empty() {
+        return explicit;
+    }
+    if p.operands.len() >= 2 { p.operands.last().cloned().into_iter().collect() } else { Vec::new() }
+}
+
+fn install_targets(p: &Parsed) -> Vec<Arg> {
+    if p.has(&["-d", "--directory"]) { p.operands.clone() } else { destination(p) }
+}
+
+/// `ln [-s] target [link]`, `ln -t dir targets…`: where the links are made. A symbolic link
+/// made here is remembered, so writes through it later in the command are followed.
+fn link(checker: &mut Checker, name: &str, parsed: Parsed, state: &State) -> Vec<(PathBuf, PathBuf)> {
+    let mut made = Vec::new();
+    let dir = parsed.values(&["-t", "--target-directory"]);
+    let (link, targets): (Arg, &[Arg]) = match (dir.first(), parsed.operands.as_slice()) {
+        (Some(dir), all) => (dir.clone(), all),
+        (None, [target]) => (Arg::literal("."), std::slice::from_ref(target)),
+        (None, [targets @ .., last]) => (last.clone(), targets),
+        (None, []) => return made,
+    };
+    write_all(checker, name, &parsed, std::slice::from_ref(&link), state);
+    let symbolic = parsed.has(&["-s", "--symbolic"]);
+    if let (true, [target], Some(at), Some(link_path)) = (symbolic, targets, link.exact(), state.cwd.single())
+    {
+        if let Some(target) = target.exact() {
+            let place = super::paths::resolve(std::path::Path::new(at), &link_path.physical, &state.links);
+            let place = if place.is_dir() {
+                place.join(std::path::Path::new(target).file_name().unwrap_or_default())
+            } else {
+                place
+            };
+            made.push((place, PathBuf::from(target)));
+        }
+    } else if symbolic {
+        checker.unclear(format!("`{name} -s` makes links wt cannot follow later in this command"));
+    }
+    made
+}
+
+/// `patch [-d dir] [-o out] [file [patchfile]]`: the file, or the files the patch names
+/// (under the directory it runs in), its output, backups and rejects.
+fn patch_targets(p: &Parsed) -> Vec<Arg> {
+    let mut targets =
+        p.values(&["-d", "--directory", "-o", "--output", "-B", "--prefix", "-r", "--reject-file"]);
+    match p.operands.first() {
+        Some(file) => targets.push(file.clone()),
+        None if !p.has(&["-d", "--directory"]) => targets.push(Arg::literal(".")),
+        None => {}
+    }
+    targets
+}
+
+/// `make -C dir`: runs (and writes) in that directory; `make -f file`: runs the recipes of
+/// that file, which is not the project's when it is outside the worktree.
+fn make(checker: &mut Checker, name: &str, parsed: Parsed, state: &State) -> Vec<(PathBuf, PathBuf)> {
+    let dirs = parsed.values(&["-C", "--directory"]);
+    write_all(checker, name, &parsed, &dirs, state);
+    for file in parsed.values(&["-f", "--file", "--makefile"]) {
+        let inside = file
+            .exact()
+            .and_then(|f| checker.resolve_all(f, state))
+            .is_some_and(|all| all.iter().all(|p| checker.wt.contains(p)));
+        if !inside {
+            checker.unclear(format!("`{name} -f {}` runs recipes from outside the worktree", file.shown));
+        }
+    }
+    if parsed.has(&["--eval"]) {
+        checker.unclear(format!("`{name} --eval` adds recipes wt does not follow"));
+    }
+    Vec::new()
+}
+
+fn dd(checker: &mut Checker, args: &[Arg], state: &State) -> Vec<(PathBuf, PathBuf)> {
+    const OPERANDS: &[&str] = &[
+        "if", "of", "bs", "ibs", "obs", "cbs", "count", "skip", "seek", "iseek", "oseek", "conv", "iflag",
+        "oflag", "status",
+    ];
+    for arg in args {
+        match arg.value.as_deref().and_then(|t| t.split_once('=')) {
+            Some(("of", path)) => {
+                checker.write_target("dd", &Arg { value: Some(path.to_owned()), ..arg.clone() }, state)
+            }
+            Some((key, _)) if OPERANDS.contains(&key) => {}
+            _ => checker.unclear(format!(
+                "`dd {}` is an operand wt does not know, so it cannot tell where dd writes",
+                arg.shown
+            )),
+        }
+    }
+    Vec::new()
+}
+
+/// `perl -i … files`: the files, when editing in place (perl's own code is a program, as
+/// `python3 -c` is).
+fn perl_in_place(args: &[Arg]) -> Vec<Arg> {
+    let in_place = args
+        .iter()
+        .any(|a| a.text().starts_with('-') && !a.text().starts_with("--") && a.text().contains('i'));
+    if !in_place {
+        return Vec::new();
+    }
+    let mut files = Vec::new();
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        let text = arg.text();
+        if matches!(text, "-e" | "-E" | "-M" | "-I") {
+            i += 1;
+        } else if !text.starts_with('-') || arg.value.is_none() {
+            files.push(arg.clone());
+        }
+        i += 1;
+    }
+    let has_script = args.iter().any(|a| a.text().starts_with('-') && a.text().contains(['e', 'E']));
+    if !has_script && !files.is_empty() {
+        files.remove(0);
+    }
+    files
+}
+
+/// The values of options that name a file written (`-o file`, `-ofile`, `--output=file`).
+pub fn option_values(args: &[Arg], names: &[&str]) -> Vec<Arg> {
+    let mut out = Vec::new();
+    for (i, arg) in args.iter().enumerate() {
+        let text = arg.text();
+        if names.contains(&text) {
+            out.extend(args.get(i + 1).cloned());
+        } else if let Some(value) = names.iter().find_map(|n| {
+            let attached =
+                if n.starts_with("--") { text.strip_prefix(&format!("{n}=")) } else { text.strip_prefix(n) };
+            attached.filter(|v| !v.is_empty())
+        }) {
+            out.push(Arg { value: Some(value.to_owned()), ..arg.clone() });
+        }
+    }
+    out
+}
