@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use common::TestRepo;
 use model_server::{ModelServer, Turn};
-use scripted_worker::{ESCAPES, HONEST, client_env, worker_turn};
+use scripted_worker::{ESCAPES, HONEST, KERNEL_ESCAPES, KERNEL_REFUSAL, client_env, worker_turn};
 
 /// A worker: four escape attempts, then a Write and a Bash inside its worktree.
 fn worker(scratch: PathBuf) -> model_server::Script {
@@ -78,10 +78,18 @@ fn wt_run_with_claude_keeps_every_worker_in_its_worktree_and_commits_its_honest_
             !repo.root.join(format!("escape-dotdot-{task}.txt")).exists(),
             "task {task} escaped through .."
         );
+        assert!(!repo.root.join(format!("kernel-{task}.txt")).exists(), "task {task} escaped the sandbox");
     }
     assert_eq!(repo.checkout_snapshot(), before, "the main checkout was overwritten through ..");
     let results = server.tool_results();
-    let denied: Vec<&String> = results.iter().filter(|r| r.1).map(|r| &r.2).collect();
+    let stopped = results.iter().filter(|r| r.1 && r.2.contains(KERNEL_REFUSAL)).count();
+    assert_eq!(
+        stopped,
+        3 * KERNEL_ESCAPES,
+        "the agent runs inside wt sandbox, which stopped it: {results:#?}"
+    );
+    let denied: Vec<&String> =
+        results.iter().filter(|r| r.1 && !r.2.contains(KERNEL_REFUSAL)).map(|r| &r.2).collect();
     assert_eq!(denied.len(), 3 * ESCAPES, "every escape of each worker is denied: {results:#?}");
     assert!(
         denied.iter().all(|reason| reason.contains(".worktrees/c1a0de-")),

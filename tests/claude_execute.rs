@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use common::TestRepo;
 use model_server::{ModelServer, Turn};
-use scripted_worker::{ESCAPES, HONEST, client_env, worker_turn};
+use scripted_worker::{ESCAPES, HONEST, KERNEL_ESCAPES, KERNEL_REFUSAL, client_env, worker_turn};
 use serde_json::{Value, json};
 
 /// One piece of a conversation, in order.
@@ -68,15 +68,18 @@ fn result_of<'a>(pieces: &'a [Piece], call: &str) -> Option<&'a str> {
     })
 }
 
+/// How `commands/execute.md` tells the orchestrator to call wt.
+const WT: &str = "spectacular-wt";
+
 /// The orchestrator `commands/execute.md` describes, played to the letter.
 fn orchestrator_turn(request: &Value, plan: &Path) -> Turn {
     let pieces = pieces(request);
     let bash = |command: String| Turn::Tools(vec![("Bash".into(), json!({"command": command}))]);
     let last_step = pieces.iter().rposition(|p| {
         matches!(p, Piece::Call { name, input, .. } if name == "Bash"
-            && input["command"].as_str().is_some_and(|c| c.starts_with("wt step")))
+            && input["command"].as_str().is_some_and(|c| c.starts_with(&format!("{WT} step"))))
     });
-    let Some(at) = last_step else { return bash(format!("wt step {} --json", plan.display())) };
+    let Some(at) = last_step else { return bash(format!("{WT} step {} --json", plan.display())) };
     let Piece::Call { id, .. } = &pieces[at] else { unreachable!() };
     let Some(output) = result_of(&pieces, id) else { return Turn::Text("waiting for wt step".into()) };
     let Ok(step) = serde_json::from_str::<Value>(output.trim()) else {
@@ -112,7 +115,7 @@ fn orchestrator_turn(request: &Value, plan: &Path) -> Turn {
             .any(|p| matches!(p, Piece::Text(text) if text.contains(agent_id) && text.contains("completed")))
     });
     if returned {
-        bash(format!("wt step {} --json", step["run_id"].as_str().unwrap()))
+        bash(format!("{WT} step {} --json", step["run_id"].as_str().unwrap()))
     } else {
         Turn::Text("Waiting for the workers.".into())
     }
@@ -175,9 +178,17 @@ fn execute_and_check(repo: &TestRepo, plugin_args: &[&str]) {
             !repo.root.join(format!("escape-dotdot-{task}.txt")).exists(),
             "task {task} escaped through .."
         );
+        assert!(!repo.root.join(format!("kernel-{task}.txt")).exists(), "task {task} escaped the sandbox");
     }
     assert_eq!(repo.checkout_snapshot(), before, "the main checkout was touched");
-    let denied: Vec<&String> = results.iter().filter(|r| r.1).map(|r| &r.2).collect();
+    let stopped = results.iter().filter(|r| r.1 && r.2.contains(KERNEL_REFUSAL)).count();
+    assert_eq!(
+        stopped,
+        3 * KERNEL_ESCAPES,
+        "the wrapped Bash ran inside wt sandbox, which stopped it: {context}"
+    );
+    let denied: Vec<&String> =
+        results.iter().filter(|r| r.1 && !r.2.contains(KERNEL_REFUSAL)).map(|r| &r.2).collect();
     assert_eq!(denied.len(), 3 * ESCAPES, "every escape of each subagent is denied: {context}");
     assert!(denied.iter().all(|reason| reason.contains(".worktrees/c0e0e0-")), "{denied:#?}");
     assert!(denied.iter().any(|reason| reason.contains("git push is not allowed")), "{denied:#?}");

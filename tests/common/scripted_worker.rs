@@ -1,5 +1,6 @@
 //! The scripted worker the Claude Code tests play through the model server: four attempts to
-//! leave its worktree, then honest work inside it. Used for `claude -p` tasks of `wt run` and for
+//! leave its worktree that the guard denies, honest work inside it, and one attempt the guard's
+//! policy lets through (it cannot see inside `python3 -c`) that the kernel sandbox stops. Used for `claude -p` tasks of `wt run` and for
 //! the subagents `/spectacular:execute` dispatches (both get the task prompt wt wrote).
 
 use std::path::{Path, PathBuf};
@@ -40,14 +41,29 @@ pub fn worker_turn(request: &Value, scratch: &Path) -> Option<Turn> {
         3 => ("Bash", json!({"command": "git push origin HEAD"})),
         4 => ("Write", json!({"file_path": wt.join(format!("honest-{task}.txt")), "content": "honest"})),
         5 => ("Bash", json!({"command": format!("cd {} && echo bash > bash-{task}.txt", wt.display())})),
+        6 => {
+            let target = main_checkout(&wt).join(format!("kernel-{task}.txt"));
+            let code = format!("open('{}', 'w').write('escaped')", target.display());
+            ("Bash", json!({"command": format!("cd {} && python3 -c \"{code}\"", wt.display())}))
+        }
         _ => return Some(Turn::Text(format!("task {task} done"))),
     };
     Some(Turn::Tools(vec![(step.0.to_owned(), step.1)]))
 }
 
-/// How many calls each worker makes that the guard must deny, and that it must let through.
+/// How many calls each worker makes that the guard must deny, that it must let through, and that
+/// it lets through for the kernel to stop.
 pub const ESCAPES: usize = 4;
 pub const HONEST: usize = 2;
+pub const KERNEL_ESCAPES: usize = 1;
+
+/// The text of a tool result for the kernel's refusal of the python write.
+pub const KERNEL_REFUSAL: &str = "PermissionError";
+
+/// `<repo>/.worktrees/<name>` → `<repo>`.
+fn main_checkout(worktree: &Path) -> PathBuf {
+    worktree.parent().and_then(Path::parent).map(Path::to_owned).unwrap_or_default()
+}
 
 /// The environment that points the real client at `server`, offline.
 pub fn client_env(server: &ModelServer) -> Vec<(&'static str, String)> {
