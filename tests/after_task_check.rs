@@ -108,6 +108,8 @@ fn contained_by_policy_only_the_check_puts_back_config_and_hooks_it_wrote() {
     assert!(!repo.root.join(".git/hooks/post-checkout").exists());
     let status = repo.wt(&["status", "a7c006", "--json"]).ok();
     assert!(status.contains("\"containment\": \"policy-only\""), "{status}");
+    let status = repo.wt(&["status", "a7c006"]).ok();
+    assert!(status.contains("contained by policy only"), "{status}");
 }
 
 #[test]

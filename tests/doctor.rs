@@ -146,3 +146,19 @@ fn another_wt_first_on_path_is_named_and_the_plugin_name_still_reaches_this_one(
     let missing = check(&report, "wt on PATH");
     assert!(missing["detail"].as_str().unwrap().contains("spectacular-wt is not on PATH"), "{missing}");
 }
+
+#[test]
+fn the_sandbox_check_names_the_landlock_abi_or_what_to_do_without_it() {
+    let repo = TestRepo::new();
+    let out = repo.wt(&["doctor", "--json"]);
+    let report: Value = serde_json::from_str(&out.stdout()).unwrap();
+    let sandbox = check(&report, "sandbox");
+    assert_eq!(sandbox["status"], "ok", "this machine has Landlock: {sandbox}");
+    assert!(sandbox["detail"].as_str().unwrap().contains("Landlock ABI"), "{sandbox}");
+    let out = repo.wt_with_env(&["doctor", "--json"], &[("WT_SANDBOX_ABI", "0")]);
+    let report: Value = serde_json::from_str(&out.stdout()).unwrap();
+    let sandbox = check(&report, "sandbox");
+    assert_eq!(sandbox["status"], "warn", "{sandbox}");
+    assert!(sandbox["detail"].as_str().unwrap().contains("required = false"), "{sandbox}");
+    assert!(sandbox["fix"].as_str().unwrap().contains("WT_SANDBOX_ABI"), "{sandbox}");
+}

@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::{CliError, exit};
 use crate::engine::EngineError;
 use crate::git::Repo;
-use crate::store::{LiveState, RunManifest, StateLayout};
+use crate::store::{Containment, LiveState, RunManifest, StateLayout};
 
 #[derive(Args)]
 pub struct StatusArgs {
@@ -94,6 +94,13 @@ fn print_run(run: &RunStatus) {
     let m = &run.manifest;
     println!("run {}  {}  base {}  plan {}", m.run_id, run.status.as_str(), m.base, m.plan_path.display());
     println!("  main worktree {}", m.main_worktree.display());
+    match m.containment {
+        Some(Containment::Kernel) => println!("  contained by the kernel (wt sandbox) and the guard"),
+        Some(Containment::PolicyOnly) => println!(
+            "  contained by policy only: no kernel sandbox on this machine ([sandbox] required = false)"
+        ),
+        None => {}
+    }
     for phase in &m.phases {
         println!(
             "  phase {} {} ({}): {}",

@@ -54,7 +54,25 @@ pub fn machine_checks() -> Vec<Check> {
     let spice_missing = spice.status == Status::Missing;
     let claude = claude_check();
     let plugin = plugin_check(claude.status == Status::Ok);
-    vec![git_check(), spice, go_check(spice_missing), claude, plugin, name_check()]
+    vec![git_check(), spice, go_check(spice_missing), claude, plugin, name_check(), sandbox_check()]
+}
+
+/// Whether `wt sandbox` can contain agents here. Without Landlock a run is refused unless the
+/// project allows policy-only containment, so it is a warning, not a missing tool.
+fn sandbox_check() -> Check {
+    let support = crate::sandbox::probe();
+    match support.fix() {
+        None => Check::ok("sandbox", format!("{support}: agents' writes are contained by the kernel")),
+        Some(fix) => Check::problem(
+            "sandbox",
+            Status::Warn,
+            format!(
+                "{support}: runs are refused unless the project sets `[sandbox] required = false` in \
+                 .spectacular/guard.toml, and then are contained by policy only"
+            ),
+            fix,
+        ),
+    }
 }
 
 /// Whether `wt` and `spectacular-wt` on PATH are this program. The plugin's hooks and commands
