@@ -273,3 +273,14 @@ fn a_changed_plan_is_refused_with_what_changed_unless_forced() {
     repo.wt(&["run", plan.to_str().unwrap(), "--force-plan"]).ok();
     assert_eq!(repo.subjects("main", "fa11ed-task-1-1-t"), ["[Task 1.1] t"]);
 }
+
+#[test]
+fn claude_agents_are_refused_a_sandbox_without_network() {
+    let repo = TestRepo::new();
+    let path = path_with_fake(&repo, "claude", "exit 0");
+    let plan = "[run]\nid = \"0e7000\"\n[agent]\nkind = \"claude\"\n[sandbox]\nnetwork = \"deny\"\n[[phase]]\n[[phase.task]]\nname = \"t\"\nprompt = \"p\"\n";
+    let out = repo.wt_with_env(&["run", repo.plan("plan.toml", plan).to_str().unwrap()], &[("PATH", &path)]);
+    assert_eq!(out.code(), 2, "{}", out.stderr());
+    assert!(out.stderr().contains("would cut the agent off from its model's API"), "{}", out.stderr());
+    assert_nothing_created(&repo);
+}

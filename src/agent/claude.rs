@@ -41,6 +41,10 @@ impl Backend for ClaudeCode {
     fn activity(&self, line: &str) -> Option<String> {
         activity(line)
     }
+
+    fn needs_network(&self) -> bool {
+        true
+    }
 }
 
 /// The `--settings` file for one task: the guard for its worktree as a PreToolUse hook (the

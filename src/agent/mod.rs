@@ -36,6 +36,12 @@ pub trait Backend: fmt::Debug + Send + Sync {
     fn activity(&self, _line: &str) -> Option<String> {
         None
     }
+
+    /// Whether the agent itself must reach the network (a model's API), so that a sandbox
+    /// without network cannot hold it.
+    fn needs_network(&self) -> bool {
+        false
+    }
 }
 
 /// The chosen backend, shared by the workers of a parallel phase.

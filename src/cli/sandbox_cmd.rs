@@ -153,5 +153,7 @@ fn sandbox_error(err: SandboxError) -> CliError {
         | SandboxError::OpenRulePath { .. }
         | SandboxError::Ruleset(_)
         | SandboxError::NotEnforced => CliError::new(exit::ENVIRONMENT, message),
+        SandboxError::NoNetworkRules { .. } => CliError::new(exit::ENVIRONMENT, message)
+            .hint("run on a newer kernel, or remove network = \"deny\" from [sandbox] and close the network another way"),
     }
 }

@@ -55,6 +55,8 @@ pub enum EngineError {
     Linearize { phase: usize, branch: String, onto: String, detail: String },
     #[error("the stack is not linear after phase {phase}: {detail}")]
     NotLinear { phase: usize, detail: String },
+    #[error("[sandbox] network = \"deny\" would cut the agent off from its model's API")]
+    AgentNeedsNetwork,
     #[error("the run's agents cannot be contained: {detail}")]
     NoSandbox { detail: String, fix: String },
     #[error("{context}: {source}")]
@@ -156,6 +158,14 @@ impl EngineError {
                 Some(
                     "install Claude Code (npm install -g @anthropic-ai/claude-code), or give each task a `run` \
                      command (kind = \"script\"), or pass --agent-command '<cmd>'"
+                        .into(),
+                ),
+            ),
+            EngineError::AgentNeedsNetwork => (
+                BadInput,
+                Some(
+                    "keep network = \"deny\" for script and command agents and for /spectacular:execute (whose \
+                     workers' commands run in the sandbox, not the session); for wt run with Claude Code remove it"
                         .into(),
                 ),
             ),

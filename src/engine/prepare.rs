@@ -49,7 +49,7 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<Run<'
         None => new_run_base(&repo, &plan, base)?,
     };
     let rules = run_rules(&repo, &plan)?;
-    let containment = containment(&rules)?;
+    let containment = containment(&rules, agent.as_ref())?;
     let spice = Spice::discover()?;
     // A resumed run may first have to mend what its killed predecessor left half written; the
     // lock is taken first so that predecessor is known to be gone.
@@ -179,8 +179,11 @@ fn run_rules(repo: &Repo, plan: &Plan) -> Result<GuardConfig, EngineError> {
 
 /// The kernel sandbox when this machine has one; policy only when it has none and the rules
 /// allow that; else the run is refused before anything is written.
-fn containment(rules: &GuardConfig) -> Result<Containment, EngineError> {
+fn containment(rules: &GuardConfig, agent: Option<&agent::Agent>) -> Result<Containment, EngineError> {
     let support = sandbox::probe();
+    if rules.sandbox.denies_network() && agent.is_some_and(|agent| agent.needs_network()) {
+        return Err(EngineError::AgentNeedsNetwork);
+    }
     match (support.abi(), rules.sandbox.is_required()) {
         (Some(_), _) => Ok(Containment::Kernel),
         (None, false) => Ok(Containment::PolicyOnly),

@@ -42,7 +42,7 @@ pub use hook::{Containment, HookInput, Target, decide};
 pub use locate::{common_dir, detect, project_rules_path};
 pub use paths::Worktree;
 pub use rules::GuardConfig;
-pub use sandbox_rules::SandboxConfig;
+pub use sandbox_rules::{Network, SandboxConfig};
 pub use verdict::Verdict;
 
 /// The tools whose calls the guard decides (the matcher of every PreToolUse hook wt registers).

@@ -1,5 +1,5 @@
-//! The `[sandbox]` table of guard.toml: whether Landlock is required, and the folders a
-//! project's tools must write beyond the built-in set (caches such as `~/.gradle`).
+//! The `[sandbox]` table of guard.toml: whether Landlock is required, the folders a project's
+//! tools must write beyond the built-in set (caches such as `~/.gradle`), and the network.
 
 use std::path::{Path, PathBuf};
 
@@ -15,6 +15,15 @@ pub struct SandboxConfig {
     /// is against the repository root (the main checkout).
     #[serde(default)]
     pub allow_write: Vec<String>,
+    /// `deny`: no TCP connections or listening sockets (Landlock ABI 4 and newer). Default: allow.
+    pub network: Option<Network>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Network {
+    Allow,
+    Deny,
 }
 
 impl SandboxConfig {
@@ -22,7 +31,13 @@ impl SandboxConfig {
     pub fn merge(mut self, other: SandboxConfig) -> SandboxConfig {
         self.required = other.required.or(self.required);
         self.allow_write.extend(other.allow_write);
+        self.network = other.network.or(self.network);
         self
+    }
+
+    /// Whether commands may not open TCP connections.
+    pub fn denies_network(&self) -> bool {
+        self.network == Some(Network::Deny)
     }
 
     /// Whether a kernel without Landlock must stop the command (the default).
@@ -53,12 +68,17 @@ mod tests {
 
     #[test]
     fn later_required_wins_and_folders_add_up() {
-        let project = SandboxConfig { required: Some(false), allow_write: vec!["~/.gradle".into()] };
-        let plan = SandboxConfig { required: None, allow_write: vec!["build-cache".into()] };
+        let project =
+            SandboxConfig { required: Some(false), allow_write: vec!["~/.gradle".into()], network: None };
+        let plan = SandboxConfig {
+            required: None,
+            allow_write: vec!["build-cache".into()],
+            network: Some(Network::Deny),
+        };
         let merged = project.clone().merge(plan);
         assert_eq!(merged.required, Some(false));
         assert_eq!(merged.allow_write, ["~/.gradle", "build-cache"]);
-        let strict = SandboxConfig { required: Some(true), allow_write: Vec::new() };
+        let strict = SandboxConfig { required: Some(true), allow_write: Vec::new(), network: None };
         assert!(project.merge(strict).is_required());
         assert!(SandboxConfig::default().is_required());
     }
@@ -68,6 +88,7 @@ mod tests {
         let config = SandboxConfig {
             required: None,
             allow_write: vec!["~/.gradle".into(), "~".into(), "cache".into(), "/abs".into()],
+            network: None,
         };
         let paths = config.allow_write_paths(Path::new("/repo"), Some(Path::new("/home/u")));
         let expected = ["/home/u/.gradle", "/home/u", "/repo/cache", "/abs"];
@@ -83,7 +104,11 @@ mod tests {
         // The engine writes the merged rules of a run with toml::to_string; they must load again.
         for sandbox in [
             SandboxConfig::default(),
-            SandboxConfig { required: Some(false), allow_write: vec!["~/.m2".into()] },
+            SandboxConfig {
+                required: Some(false),
+                allow_write: vec!["~/.m2".into()],
+                network: Some(Network::Deny),
+            },
         ] {
             let config = super::super::GuardConfig { sandbox, ..Default::default() };
             let text = toml::to_string(&config).unwrap();

@@ -35,6 +35,11 @@
 //! are then unreadable. Committed content of the main checkout stays readable through the git
 //! folder.
 //!
+//! # Network, with `[sandbox] network = "deny"`
+//! TCP connect and bind are handled with no port allowed (Landlock ABI 4, Linux 6.7): no
+//! connection out, no listening socket. UDP, and sockets already open, are not covered. An
+//! older kernel refuses to start the command rather than run it with the network open.
+//!
 //! # What Landlock does not cover (policy, or a check after the task)
 //! - Metadata: `chmod`, `chown`, `utime` outside are not write rights.
 //! - Anything inside an allowed folder: the worktree's own `.git` file; other branches under
@@ -95,6 +100,10 @@ pub enum SandboxError {
     Ruleset(#[from] landlock::RulesetError),
     #[error("the kernel enforced none of the Landlock restriction")]
     NotEnforced,
+    #[error(
+        "network = \"deny\" needs Landlock ABI 4 (Linux 6.7) or newer for TCP rules; this kernel has ABI {abi}"
+    )]
+    NoNetworkRules { abi: u32 },
 }
 
 /// The guard rules that apply: `explicit` (which must exist), else the project's

@@ -87,6 +87,8 @@ pub struct Policy {
     /// The task's temporary folder (created), for TMPDIR, TMP and TEMP.
     pub tmp: PathBuf,
     pub deny_reads: bool,
+    /// `[sandbox] network = "deny"`: TCP connect and bind are refused.
+    pub deny_network: bool,
 }
 
 impl Policy {
@@ -135,7 +137,13 @@ impl Policy {
                 builder.read(&wt, "wt itself (hooks call `wt guard`)");
             }
         }
-        Ok(Policy { grants: builder.grants, skipped: builder.skipped, tmp, deny_reads: request.deny_reads })
+        Ok(Policy {
+            grants: builder.grants,
+            skipped: builder.skipped,
+            tmp,
+            deny_reads: request.deny_reads,
+            deny_network: request.config.denies_network(),
+        })
     }
 }
 

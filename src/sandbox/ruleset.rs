@@ -3,7 +3,8 @@
 //! then replaces the process with the command (`Cmd::exec_replacing`) from this same thread.
 
 use landlock::{
-    ABI, AccessFs, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus,
+    ABI, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
+    RulesetStatus,
 };
 
 use super::SandboxError;
@@ -30,13 +31,26 @@ pub struct Enforcement {
     pub handled: Vec<String>,
 }
 
+/// The first ABI with TCP rules.
+const NETWORK_ABI: u32 = 4;
+
 /// Restricts the calling thread (and what it will exec) to `policy`, on a kernel with `abi`.
 pub fn restrict_self(policy: &Policy, abi: u32) -> Result<Enforcement, SandboxError> {
     let target = requested_abi(abi);
     let write = AccessFs::from_write(target);
     let read = AccessFs::from_read(target);
     let handled = if policy.deny_reads { write | read } else { write };
-    let mut ruleset = Ruleset::default().handle_access(handled)?.create()?;
+    let mut ruleset = Ruleset::default().handle_access(handled)?;
+    let mut names: Vec<String> = handled.iter().map(|right| format!("{right:?}")).collect();
+    if policy.deny_network {
+        if abi < NETWORK_ABI {
+            return Err(SandboxError::NoNetworkRules { abi });
+        }
+        // Handled with no rule that allows a port: every TCP connect and bind is refused.
+        ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)?;
+        names.extend(["BindTcp".to_owned(), "ConnectTcp".to_owned()]);
+    }
+    let mut ruleset = ruleset.create()?;
     for grant in &policy.grants {
         let mut rights = match grant.access {
             Access::Write => handled,
@@ -55,11 +69,9 @@ pub fn restrict_self(policy: &Policy, abi: u32) -> Result<Enforcement, SandboxEr
     let status = ruleset.restrict_self()?;
     match status.ruleset {
         RulesetStatus::NotEnforced => Err(SandboxError::NotEnforced),
-        enforced => Ok(Enforcement {
-            abi,
-            complete: enforced == RulesetStatus::FullyEnforced,
-            handled: handled.iter().map(|right| format!("{right:?}")).collect(),
-        }),
+        enforced => {
+            Ok(Enforcement { abi, complete: enforced == RulesetStatus::FullyEnforced, handled: names })
+        }
     }
 }
 
