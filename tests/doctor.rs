@@ -162,3 +162,26 @@ fn the_sandbox_check_names_the_landlock_abi_or_what_to_do_without_it() {
     assert!(sandbox["detail"].as_str().unwrap().contains("required = false"), "{sandbox}");
     assert!(sandbox["fix"].as_str().unwrap().contains("WT_SANDBOX_ABI"), "{sandbox}");
 }
+
+#[test]
+fn without_landlock_doctor_says_how_this_repositorys_runs_are_contained() {
+    let repo = TestRepo::new();
+    let containment = |repo: &TestRepo| {
+        let out = repo.wt_with_env(&["doctor", "--json"], &[("WT_SANDBOX_ABI", "0")]);
+        let report: Value = serde_json::from_str(&out.stdout()).unwrap();
+        (out.code(), check(&report, "containment").clone())
+    };
+    let (code, refused) = containment(&repo);
+    assert_eq!((code, refused["status"].as_str()), (3, Some("missing")), "{refused}");
+    assert!(refused["detail"].as_str().unwrap().contains("refused"), "{refused}");
+    repo.write(".spectacular/guard.toml", "[sandbox]\nrequired = false\n");
+    let (_, policy) = containment(&repo);
+    assert_eq!(policy["status"], "warn", "{policy}");
+    assert!(policy["detail"].as_str().unwrap().contains("contained by policy only"), "{policy}");
+    let out = repo.wt(&["doctor", "--json"]);
+    let report: Value = serde_json::from_str(&out.stdout()).unwrap();
+    assert!(
+        report["checks"].as_array().unwrap().iter().all(|c| c["name"] != "containment"),
+        "with Landlock: no such line"
+    );
+}

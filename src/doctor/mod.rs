@@ -198,7 +198,7 @@ fn plugin_check(claude_found: bool) -> Check {
 /// Checks of the repository `dir` is in: ignore rules.
 pub fn repository_checks(repo: &Repo) -> Vec<Check> {
     let samples = [("worktrees ignored", ".worktrees/x/file")];
-    samples
+    let mut checks: Vec<Check> = samples
         .iter()
         .map(|(name, sample)| match git::is_ignored(repo.root(), sample) {
             Ok(true) => Check::ok(name, format!("{sample} is ignored")),
@@ -210,7 +210,38 @@ pub fn repository_checks(repo: &Repo) -> Vec<Check> {
             ),
             Err(err) => Check::problem(name, Status::Warn, err.to_string(), "wt check-ignore --fix"),
         })
-        .collect()
+        .collect();
+    checks.extend(containment_check(repo));
+    checks
+}
+
+/// How this repository's runs would be contained, when it is not simply by the kernel: the
+/// project's `[sandbox]` decides what happens on a machine without Landlock.
+fn containment_check(repo: &Repo) -> Option<Check> {
+    const NAME: &str = "containment";
+    if crate::sandbox::probe().abi().is_some() {
+        return None;
+    }
+    let rules = repo.root().join(".spectacular").join("guard.toml");
+    let required = match crate::guard::GuardConfig::load_toml(&rules) {
+        Ok(config) => config.unwrap_or_default().sandbox.is_required(),
+        Err(err) => return Some(Check::problem(NAME, Status::Missing, err, "fix .spectacular/guard.toml")),
+    };
+    Some(match required {
+        true => Check::problem(
+            NAME,
+            Status::Missing,
+            "runs in this repository are refused: no kernel sandbox, and the project requires one",
+            "make Landlock available (see the sandbox check), or set `[sandbox] required = false` in .spectacular/guard.toml",
+        ),
+        false => Check::problem(
+            NAME,
+            Status::Warn,
+            "runs in this repository are contained by policy only ([sandbox] required = false): the guard and \
+             the check after each task, no kernel sandbox",
+            "make Landlock available (see the sandbox check)",
+        ),
+    })
 }
 
 /// Whether `dir` is inside a repository, for checks that need one.
