@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::expand::Arg;
+use super::arg::Arg;
 use super::limits::{Budget, Limit, MAX_COMMAND_BYTES, MAX_SHELL_DEPTH};
 use super::paths::{Place, Worktree, real_path};
 use super::scripts::Content;

@@ -3,8 +3,8 @@
 //! builtins that run text as commands (`eval`, `source`, `trap`, `alias`), and those that end
 //! a path (`exit`, `break`).
 
+use super::arg::Arg;
 use super::bash::{Checker, Stdin};
-use super::expand::Arg;
 use super::state::{Cwd, Flow, State, Value};
 
 /// Builtins whose `NAME=value` arguments are assignments.

@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
+use super::arg::Arg;
 use super::bash::Checker;
-use super::expand::Arg;
 use super::options::{self, Parsed, Spec};
 use super::state::State;
 use super::writers::write_all;

@@ -2,8 +2,8 @@
 //! `read X`, `for X in`): git's location and configuration variables are refused; variables
 //! programs run as commands, and the files shells read at start, must be followed too.
 
+use super::arg::Arg;
 use super::bash::Checker;
-use super::expand::Arg;
 use super::state::{State, Value};
 
 /// The variables that point git at another repository, index or object store, or that load

@@ -3,37 +3,10 @@
 //! globs and brace expansion marked (never expanded). What wt cannot know stays unknown, and an
 //! unknown unquoted expansion may be any number of arguments, options included.
 
+use super::arg::Arg;
 use super::bash::Checker;
 use super::shell::{Node, Script, Segment, Word};
 use super::state::State;
-
-/// An argument as the policy sees it: its value when wt can know it, and how it was written.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Arg {
-    pub value: Option<String>,
-    pub shown: String,
-    /// Holds unquoted glob characters: the shell replaces it by the paths that match.
-    pub glob: bool,
-}
-
-impl Arg {
-    pub fn literal(text: &str) -> Arg {
-        Arg { value: Some(text.to_owned()), shown: text.to_owned(), glob: false }
-    }
-
-    pub fn is(&self, text: &str) -> bool {
-        self.value.as_deref() == Some(text)
-    }
-
-    pub fn text(&self) -> &str {
-        self.value.as_deref().unwrap_or("")
-    }
-
-    /// The value when it is known exactly (not a pattern).
-    pub fn exact(&self) -> Option<&str> {
-        self.value.as_deref().filter(|_| !self.glob)
-    }
-}
 
 /// Whether unquoted expansions are split into several arguments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

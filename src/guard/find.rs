@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
+use super::arg::Arg;
 use super::bash::{Checker, Stdin};
-use super::expand::Arg;
 use super::state::State;
 
 /// Options before the starting points, and those of them that take a value.

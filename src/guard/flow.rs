@@ -3,8 +3,8 @@
 //! `case`, functions — each followed with the states the shell may be in along its paths.
 //! A part no path reaches is still checked, for what it would deny.
 
+use super::arg::Arg;
 use super::bash::{Checker, Stdin};
-use super::expand::Arg;
 use super::shell::{Item, Join, Node, RedirectKind, Script, Segment, Shape, SimpleCommand, Word};
 use super::state::{Cwd, Flow, State, Value, join};
 

@@ -2,8 +2,8 @@
 //! (`wt submit` at the end of the run). `gh api` may only GET: `-X`/`--method` other than GET,
 //! and fields (`-f`, `-F`, `--input`, which make gh POST), are refused.
 
+use super::arg::Arg;
 use super::bash::Checker;
-use super::expand::Arg;
 use super::state::State;
 use super::vcs::positionals;
 

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
+use super::arg::Arg;
 use super::bash::Checker;
-use super::expand::Arg;
 use super::state::State;
 use super::vcs::{has, positionals};
 

@@ -4,6 +4,7 @@
 //! bounded (`limits`). Which worktree a call belongs to is the caller's business (`wt guard
 //! --root`, `--detect`, or the plugin's worker leases).
 
+mod arg;
 mod bash;
 mod braces;
 mod builtins;

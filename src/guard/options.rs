@@ -3,7 +3,7 @@
 //! `--target=` for `--target-directory=`), `--` ending options. An option the spec does not
 //! know, or an argument wt cannot know (it might be an option), makes the parse "unknown".
 
-use super::expand::Arg;
+use super::arg::Arg;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Spec {

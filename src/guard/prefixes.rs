@@ -2,8 +2,8 @@
 //! `watch`, `uv run`, … — whose options must be read to find it, and which may set its
 //! environment, directory or input, or run a script of their own.
 
+use super::arg::Arg;
 use super::bash::Checker;
-use super::expand::Arg;
 use super::options::{self, Spec};
 use super::state::{Cwd, State};
 

@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
+use super::arg::Arg;
 use super::bash::Checker;
-use super::expand::Arg;
 use super::state::State;
 
 /// Writes remembered in one command; past this, any script run is not followed.

@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
+use super::arg::Arg;
 use super::bash::Checker;
-use super::expand::Arg;
 use super::state::State;
 
 /// What a sed script does besides printing.

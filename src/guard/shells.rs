@@ -3,8 +3,8 @@
 //! a pipe (`… | sh`), and a shell running a script file. A literal script is checked like the
 //! command itself; one wt cannot see is "unclear".
 
+use super::arg::Arg;
 use super::bash::{Checker, Stdin};
-use super::expand::Arg;
 use super::state::State;
 
 /// Shells whose syntax is not bash's: their scripts are read as bash anyway (for what a deny

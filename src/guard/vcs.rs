@@ -4,8 +4,8 @@
 //! global options that load configuration (`-c alias.x=!…`, `--config-env`) or point git
 //! elsewhere are refused, and so is a subcommand wt cannot read (`git $(echo push)`).
 
+use super::arg::Arg;
 use super::bash::Checker;
-use super::expand::Arg;
 use super::state::State;
 
 /// Keys `git -c` may set for one command: display and identity settings. Everything else can
