@@ -4,8 +4,8 @@
 
 use super::arg::Arg;
 use super::bash::Checker;
+use super::options::positionals;
 use super::state::State;
-use super::vcs::positionals;
 
 /// git-spice (`gs` or `git-spice`): reading the stack is fine, changing it is the engine's.
 /// Ghostscript is also called `gs`: its output files are write targets.

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use super::arg::Arg;
 use super::bash::Checker;
+use super::options::{has, positionals};
 use super::state::State;
-use super::vcs::{has, positionals};
 
 /// Subcommands that only read (their output options are checked).
 const READING: &[&str] = &[

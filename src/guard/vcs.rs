@@ -118,28 +118,3 @@ fn config_key(setting: Option<&Arg>) -> Result<(), String> {
          identity keys such as color.*, user.name, log.* are allowed); use `git --no-pager …` for a pager"
     ))
 }
-
-/// Positional words (not options), up to `--`.
-pub fn positionals(args: &[Arg]) -> Vec<&Arg> {
-    args.iter()
-        .take_while(|a| !a.is("--"))
-        .filter(|a| !a.text().starts_with('-') || a.is("-") || a.value.is_none())
-        .collect()
-}
-
-/// Whether any of `flags` is given (`--flag=value` counts for long flags; a short flag also
-/// inside a bundle such as `-fd`).
-pub fn has(args: &[Arg], flags: &[&str]) -> bool {
-    args.iter().take_while(|a| !a.is("--")).any(|a| {
-        let text = a.text();
-        flags.iter().any(|f| {
-            text == *f
-                || (f.starts_with("--") && text.starts_with(&format!("{f}=")))
-                || (f.len() == 2
-                    && !f.starts_with("--")
-                    && text.starts_with('-')
-                    && !text.starts_with("--")
-                    && text[1..].contains(&f[1..]))
-        })
-    })
-}
