@@ -19,6 +19,17 @@ pub struct Spec {
     pub long_values: &'static str,
 }
 
+impl Spec {
+    pub const fn new(
+        flags: &'static str,
+        values: &'static str,
+        long_flags: &'static str,
+        long_values: &'static str,
+    ) -> Spec {
+        Spec { flags, values, long_flags, long_values }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Parsed {
     /// Options as the spec names them (`-t`, `--target-directory`), with their values.

@@ -10,39 +10,31 @@ use super::options::{self, Parsed, Spec};
 use super::scripts::Content;
 use super::state::State;
 
-const fn spec(
-    flags: &'static str,
-    values: &'static str,
-    long_flags: &'static str,
-    long_values: &'static str,
-) -> Spec {
-    Spec { flags, values, long_flags, long_values }
-}
-
-const RM: Spec = spec(
+const RM: Spec = Spec::new(
     "fiIrRdv",
     "",
     "force interactive one-file-system no-preserve-root preserve-root recursive dir verbose",
     "",
 );
-const RMDIR: Spec = spec("pv", "", "ignore-fail-on-non-empty parents verbose", "");
-const SHRED: Spec = spec("fuvxz", "ns", "force remove verbose exact zero", "iterations random-source size");
-const TOUCH: Spec = spec("acfhm", "dtr", "no-create no-dereference", "date reference time");
-const MKDIR: Spec = spec("pvZ", "m", "parents verbose context", "mode");
-const TRUNCATE: Spec = spec("co", "rs", "no-create io-blocks", "reference size");
-const CHMOD: Spec = spec(
+const RMDIR: Spec = Spec::new("pv", "", "ignore-fail-on-non-empty parents verbose", "");
+const SHRED: Spec =
+    Spec::new("fuvxz", "ns", "force remove verbose exact zero", "iterations random-source size");
+const TOUCH: Spec = Spec::new("acfhm", "dtr", "no-create no-dereference", "date reference time");
+const MKDIR: Spec = Spec::new("pvZ", "m", "parents verbose context", "mode");
+const TRUNCATE: Spec = Spec::new("co", "rs", "no-create io-blocks", "reference size");
+const CHMOD: Spec = Spec::new(
     "cfvR",
     "",
     "changes silent quiet verbose no-preserve-root preserve-root recursive dereference no-dereference",
     "reference",
 );
-const CHOWN: Spec = spec(
+const CHOWN: Spec = Spec::new(
     "cfvRhHLP",
     "",
     "changes silent quiet verbose dereference no-dereference no-preserve-root preserve-root recursive",
     "from reference",
 );
-const CP: Spec = spec(
+const CP: Spec = Spec::new(
     "abdfHilLnPpRrsTuvxZ",
     "St",
     "archive attributes-only backup copy-contents debug force interactive link dereference no-clobber \
@@ -50,29 +42,29 @@ const CP: Spec = spec(
      no-target-directory update verbose keep-directory-symlink one-file-system context",
     "no-preserve sparse suffix target-directory",
 );
-const MV: Spec = spec(
+const MV: Spec = Spec::new(
     "bfinTuvZ",
     "St",
     "backup debug exchange force interactive no-clobber no-copy strip-trailing-slashes no-target-directory update \
      verbose context",
     "suffix target-directory",
 );
-const LN: Spec = spec(
+const LN: Spec = Spec::new(
     "bdfFinLPrsTv",
     "St",
     "backup directory force interactive logical no-dereference physical relative symbolic no-target-directory \
      verbose",
     "suffix target-directory",
 );
-const INSTALL: Spec = spec(
+const INSTALL: Spec = Spec::new(
     "bcCdDpsTvZ",
     "gmoSt",
     "backup compare directory preserve-timestamps strip no-target-directory verbose preserve-context context",
     "group mode owner suffix target-directory",
 );
-const TEE: Spec = spec("aip", "", "append ignore-interrupts output-error", "");
-const MKNOD: Spec = spec("Z", "m", "context", "mode");
-const PATCH: Spec = spec(
+const TEE: Spec = Spec::new("aip", "", "append ignore-interrupts output-error", "");
+const MKNOD: Spec = Spec::new("Z", "m", "context", "mode");
+const PATCH: Spec = Spec::new(
     "bcefElnNRstuvZT",
     "BdDFgiopPrVxYz",
     "backup context ed forward ignore-whitespace normal remove-empty-files reverse silent quiet batch unified \
@@ -80,7 +72,7 @@ const PATCH: Spec = spec(
     "prefix directory ifdef fuzz get input output strip reject-file version-control basename-prefix suffix \
      quoting-style read-only reject-format",
 );
-const MAKE: Spec = spec(
+const MAKE: Spec = Spec::new(
     "bBdeiknpqrRsStvwL",
     "CfIjloOW",
     "always-make environment-overrides ignore-errors keep-going just-print dry-run recon print-data-base question \
@@ -89,7 +81,7 @@ const MAKE: Spec = spec(
     "directory file makefile include-dir jobs load-average max-load old-file assume-old new-file assume-new \
      what-if output-sync eval jobserver-style",
 );
-const SORT: Spec = spec(
+const SORT: Spec = Spec::new(
     "bdfgiMhnRrVcCmsuz",
     "kotST",
     "ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort \
@@ -97,15 +89,15 @@ const SORT: Spec = spec(
      debug",
     "sort key output field-separator buffer-size temporary-directory parallel batch-size files0-from random-source",
 );
-const UNZIP: Spec = spec("lvtTzZcpfunoqjaCKLMVX", "dPx", "", "");
-const ZIPPER: Spec = spec(
+const UNZIP: Spec = Spec::new("lvtTzZcpfunoqjaCKLMVX", "dPx", "", "");
+const ZIPPER: Spec = Spec::new(
     "cdfhklLnNqrtvV123456789",
     "Sb",
     "stdout to-stdout decompress uncompress force keep list no-name name quiet recursive test verbose fast best \
      rsyncable",
     "suffix",
 );
-const SPLIT: Spec = spec(
+const SPLIT: Spec = Spec::new(
     "de",
     "abCln",
     "elide-empty-files unbuffered verbose separator",
