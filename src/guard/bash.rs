@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 
 use super::arg::Arg;
 use super::limits::{Budget, Limit, MAX_COMMAND_BYTES, MAX_SHELL_DEPTH};
-use super::paths::{Place, Worktree, real_path};
-use super::scripts::Content;
+use super::paths::{Worktree, real_path};
 use super::shell::{self, RedirectKind, Script, SimpleCommand, Word};
 use super::state::{Cwd, Dir, Flow, State, Value};
 use super::verdict::Verdict;
+use super::written::Content;
 use super::{builtins, commands, forge, prefixes, shells, vcs};
 
 /// Messages kept of each kind; the rest are counted.
@@ -45,7 +45,7 @@ pub struct Checker<'a> {
     /// The loops being followed, innermost last.
     pub(super) loops: Vec<super::flow::LoopExits>,
     /// Files this command writes inside the worktree, and what it writes in them.
-    pub(super) writes: super::scripts::Writes,
+    pub(super) writes: super::written::Writes,
 }
 
 pub fn check_bash(command: &str, cwd: &Path, wt: &Worktree, branch: Option<&str>) -> Verdict {
@@ -326,52 +326,6 @@ impl<'a> Checker<'a> {
             }
         }
         end(Flow::both(state))
-    }
-
-    /// Denies a write to `target` unless it is inside the worktree (or a harmless device);
-    /// a target wt cannot know is unclear.
-    pub fn write_target(&mut self, command: &str, target: &Arg, state: &State) {
-        let Some(path) = target.value.as_deref() else {
-            self.unclear(format!(
-                "`{command}` writes to `{}`, a path wt cannot know before it runs",
-                target.shown
-            ));
-            return;
-        };
-        if target.glob {
-            return super::globs::write_pattern(self, command, path, state);
-        }
-        let Some(dirs) = state.cwd.dirs() else {
-            if !path.starts_with('/') {
-                self.unclear(format!("`{command}` writes to {path} in a folder wt could not follow"));
-                return;
-            }
-            return self.write_place(command, self.wt.place_from(path, Path::new("/"), &state.links));
-        };
-        for dir in dirs {
-            let place = self.wt.place_from(path, &dir.physical, &state.links);
-            if place != Place::Inside && place != Place::Device {
-                return self.write_place(command, place);
-            }
-        }
-        for dir in dirs {
-            self.writes.remember(super::paths::resolve(Path::new(path), &dir.physical, &state.links));
-        }
-    }
-
-    fn write_place(&mut self, command: &str, place: Place) {
-        let root = self.root();
-        match place {
-            Place::Inside | Place::Device => {}
-            Place::GitLink => self.deny(format!(
-                "`{command}` would write the worktree's .git link in {root}; leave it alone (git commands inside \
-                 the worktree work without it)"
-            )),
-            Place::Outside(real) => self.deny(format!(
-                "`{command}` would write {}, outside the worktree {root}; write inside it instead",
-                real.display()
-            )),
-        }
     }
 
     /// `path` resolved from every place the working directory may be: `None` when one of them

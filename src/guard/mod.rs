@@ -32,10 +32,12 @@ mod sed;
 pub mod shell;
 mod shells;
 mod state;
+mod targets;
 mod vcs;
 pub mod verdict;
 mod wrap;
 mod writers;
+mod written;
 
 pub use bash::check_bash;
 pub use decision::Decision;

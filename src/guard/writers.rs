@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use super::arg::Arg;
 use super::bash::Checker;
 use super::options::{self, Parsed, Spec};
-use super::scripts::Content;
 use super::state::State;
+use super::written::Content;
 
 const RM: Spec = Spec::new(
     "fiIrRdv",
@@ -207,7 +207,7 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
     if matches!(name, "chmod" | "chown" | "chgrp" | "touch") {
         checker.writes.writing = Content::Unchanged;
     }
-    write_all(checker, name, &parsed, &targets, state);
+    checker.write_all(name, &parsed, &targets, state);
     checker.writes.writing = Content::Unknown;
     Vec::new()
 }
@@ -215,16 +215,6 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
 fn with(parsed: Parsed, targets: impl Fn(&Parsed) -> Vec<Arg>) -> (Parsed, Vec<Arg>) {
     let targets = targets(&parsed);
     (parsed, targets)
-}
-
-/// Checks each target; when the arguments could not be read, the targets are not known.
-pub fn write_all(checker: &mut Checker, name: &str, parsed: &Parsed, targets: &[Arg], state: &State) {
-    if let Some(why) = &parsed.unknown {
-        checker.unclear(format!("`{name}` writes files and {why}, so wt cannot tell where it writes"));
-    }
-    for target in targets {
-        checker.write_target(name, target, state);
-    }
 }
 
 /// `chmod -w file`: a mode that starts with `-` is an operand, not an option.
@@ -272,7 +262,7 @@ fn link(checker: &mut Checker, name: &str, parsed: Parsed, state: &State) -> Vec
         (None, [targets @ .., last]) => (last.clone(), targets),
         (None, []) => return made,
     };
-    write_all(checker, name, &parsed, std::slice::from_ref(&link), state);
+    checker.write_all(name, &parsed, std::slice::from_ref(&link), state);
     let symbolic = parsed.has(&["-s", "--symbolic"]);
     if let (true, [target], Some(at), Some(link_path)) = (symbolic, targets, link.exact(), state.cwd.single())
     {
@@ -308,7 +298,7 @@ fn patch_targets(p: &Parsed) -> Vec<Arg> {
 /// that file, which is not the project's when it is outside the worktree.
 fn make(checker: &mut Checker, name: &str, parsed: Parsed, state: &State) -> Vec<(PathBuf, PathBuf)> {
     let dirs = parsed.values(&["-C", "--directory"]);
-    write_all(checker, name, &parsed, &dirs, state);
+    checker.write_all(name, &parsed, &dirs, state);
     for file in parsed.values(&["-f", "--file", "--makefile"]) {
         let inside = file
             .exact()
