@@ -4,7 +4,7 @@
 //! a path (`exit`, `break`).
 
 use super::arg::Arg;
-use super::bash::{Checker, Stdin};
+use super::checker::{Checker, Stdin};
 use super::state::{Cwd, Flow, State, Value};
 
 /// Builtins whose `NAME=value` arguments are assignments.

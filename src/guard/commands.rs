@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::arg::Arg;
-use super::bash::Checker;
+use super::checker::Checker;
 use super::state::State;
 
 /// Commands that only read (or print): run from a folder wt could not follow, they are still

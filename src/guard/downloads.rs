@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use super::arg::Arg;
-use super::bash::Checker;
+use super::checker::Checker;
 use super::options::{self, Parsed, Spec};
 use super::state::State;
 

@@ -3,7 +3,7 @@
 //! programs run as commands, and the files shells read at start, must be followed too.
 
 use super::arg::Arg;
-use super::bash::Checker;
+use super::checker::Checker;
 use super::state::{State, Value};
 
 /// The variables that point git at another repository, index or object store, or that load

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::arg::Arg;
-use super::bash::{Checker, Stdin};
+use super::checker::{Checker, Stdin};
 use super::state::State;
 
 /// Options before the starting points, and those of them that take a value.

@@ -3,7 +3,7 @@
 //! and fields (`-f`, `-F`, `--input`, which make gh POST), are refused.
 
 use super::arg::Arg;
-use super::bash::Checker;
+use super::checker::Checker;
 use super::options::positionals;
 use super::state::State;
 

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::arg::Arg;
-use super::bash::Checker;
+use super::checker::Checker;
 use super::options::{has, positionals};
 use super::state::State;
 

@@ -3,7 +3,7 @@
 //! environment, directory or input, or run a script of their own.
 
 use super::arg::Arg;
-use super::bash::Checker;
+use super::checker::Checker;
 use super::options::{self, Spec};
 use super::state::{Cwd, State};
 

@@ -3,7 +3,7 @@
 //! checked as a nested script; a file whose content wt cannot see is not followed.
 
 use super::arg::Arg;
-use super::bash::Checker;
+use super::checker::Checker;
 use super::state::State;
 use super::written::Content;
 

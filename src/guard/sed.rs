@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::arg::Arg;
-use super::bash::Checker;
+use super::checker::Checker;
 use super::state::State;
 
 /// What a sed script does besides printing.

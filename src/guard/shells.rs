@@ -4,7 +4,7 @@
 //! command itself; one wt cannot see is "unclear".
 
 use super::arg::Arg;
-use super::bash::{Checker, Stdin};
+use super::checker::{Checker, Stdin};
 use super::state::State;
 
 /// Shells whose syntax is not bash's: their scripts are read as bash anyway (for what a deny

@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use super::arg::Arg;
-use super::bash::Checker;
+use super::checker::Checker;
 use super::globs;
 use super::options::Parsed;
 use super::paths::{Place, Worktree, real_path, resolve};

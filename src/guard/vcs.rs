@@ -5,7 +5,7 @@
 //! elsewhere are refused, and so is a subcommand wt cannot read (`git $(echo push)`).
 
 use super::arg::Arg;
-use super::bash::Checker;
+use super::checker::Checker;
 use super::state::State;
 
 /// Keys `git -c` may set for one command: display and identity settings. Everything else can

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::arg::Arg;
-use super::bash::Checker;
+use super::checker::Checker;
 use super::options::{self, Parsed, Spec};
 use super::state::State;
 use super::written::Content;
