@@ -9,6 +9,7 @@ use super::arg::Arg;
 use super::checker::Checker;
 use super::options::{self, Parsed, Spec};
 use super::state::State;
+use super::written::Content;
 
 const CURL: Spec = Spec {
     flags: "fsSLvkiIglnqjJNROZ#0123456aBGMpV",
@@ -160,9 +161,7 @@ fn curl(checker: &mut Checker, args: &[Arg], state: &State) {
     {
         targets.push(Arg::literal("."));
     }
-    checker.writes.writing = super::written::Content::Download;
-    checker.write_all("curl", &parsed, &targets, state);
-    checker.writes.writing = super::written::Content::Unknown;
+    checker.write_all_holding(Content::Download, "curl", &parsed, &targets, state);
 }
 
 fn wget(checker: &mut Checker, args: &[Arg], state: &State) {
@@ -186,9 +185,7 @@ fn wget(checker: &mut Checker, args: &[Arg], state: &State) {
         targets.push(Arg::literal("."));
     }
     targets.extend(dirs);
-    checker.writes.writing = super::written::Content::Download;
-    checker.write_all("wget", &parsed, &targets, state);
-    checker.writes.writing = super::written::Content::Unknown;
+    checker.write_all_holding(Content::Download, "wget", &parsed, &targets, state);
 }
 
 /// `tar`: old-style bundles (`tar czf out.tgz dir`) are rewritten as options first.

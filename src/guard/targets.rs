@@ -14,6 +14,7 @@ use super::globs;
 use super::options::Parsed;
 use super::paths::{Place, Worktree, real_path, resolve};
 use super::state::State;
+use super::written::Content;
 
 /// Entries of a folder looked at for symlinks before giving up.
 const MAX_ENTRIES: usize = 4096;
@@ -73,6 +74,21 @@ impl Checker<'_> {
         for target in targets {
             self.write_target(name, target, state);
         }
+    }
+
+    /// `write_all` for targets that will hold `content` (a download; for `chmod` or `touch`,
+    /// what they held), so a script run from one later is checked for what it holds.
+    pub fn write_all_holding(
+        &mut self,
+        content: Content,
+        name: &str,
+        parsed: &Parsed,
+        targets: &[Arg],
+        state: &State,
+    ) {
+        self.writes.writing = content;
+        self.write_all(name, parsed, targets, state);
+        self.writes.writing = Content::Unknown;
     }
 
     /// A write to a glob: its folder is written, and what the pattern matches is followed only

@@ -204,11 +204,12 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
         }
         _ => return Vec::new(),
     };
-    if matches!(name, "chmod" | "chown" | "chgrp" | "touch") {
-        checker.writes.writing = Content::Unchanged;
-    }
-    checker.write_all(name, &parsed, &targets, state);
-    checker.writes.writing = Content::Unknown;
+    let content = if matches!(name, "chmod" | "chown" | "chgrp" | "touch") {
+        Content::Unchanged
+    } else {
+        Content::Unknown
+    };
+    checker.write_all_holding(content, name, &parsed, &targets, state);
     Vec::new()
 }
 
