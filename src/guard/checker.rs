@@ -197,6 +197,13 @@ impl<'a> Checker<'a> {
         Some(dirs.iter().map(|d| resolve(Path::new(path), &d.physical, &state.links)).collect())
     }
 
+    /// Whether `path` is inside the worktree from every place the working directory may be
+    /// (false when wt cannot tell).
+    pub fn inside(&self, path: Option<&str>, state: &State) -> bool {
+        path.and_then(|p| self.resolve_all(p, state))
+            .is_some_and(|all| all.iter().all(|p| self.wt.contains(p)))
+    }
+
     /// A variable's value: as this command set it, else what the environment gives it, when
     /// wt can know that.
     pub fn variable(&self, name: &str, state: &State) -> Option<String> {

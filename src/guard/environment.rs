@@ -56,14 +56,10 @@ impl Checker<'_> {
                     Arg { value: value.known().map(str::to_owned), shown: format!("${name}"), glob: false };
                 self.write_target(&format!("{name}="), &target, state);
             }
+            // A file inside the worktree is the project's own, as a script it runs would be.
+            "BASH_ENV" | "ENV" if self.inside(value.known(), state) => {}
             "BASH_ENV" | "ENV" => {
-                let inside = value
-                    .known()
-                    .and_then(|path| self.resolve_all(path, state))
-                    .is_some_and(|all| all.iter().all(|p| self.wt.contains(p)));
-                if !inside {
-                    self.unclear(format!("{name} makes later shells run a file wt does not follow"));
-                }
+                self.unclear(format!("{name} makes later shells run a file wt does not follow"));
             }
             "PS0" | "PS1" | "PS2" | "PS3" | "PS4" | "SHELLOPTS" | "BASHOPTS" => {
                 self.unclear(format!(

@@ -301,11 +301,7 @@ fn make(checker: &mut Checker, name: &str, parsed: Parsed, state: &State) -> Vec
     let dirs = parsed.values(&["-C", "--directory"]);
     checker.write_all(name, &parsed, &dirs, state);
     for file in parsed.values(&["-f", "--file", "--makefile"]) {
-        let inside = file
-            .exact()
-            .and_then(|f| checker.resolve_all(f, state))
-            .is_some_and(|all| all.iter().all(|p| checker.wt.contains(p)));
-        if !inside {
+        if !checker.inside(file.exact(), state) {
             checker.unclear(format!("`{name} -f {}` runs recipes from outside the worktree", file.shown));
         }
     }
