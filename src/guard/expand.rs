@@ -75,7 +75,7 @@ impl Checker<'_> {
     }
 
     pub fn expand(&mut self, word: &Word, state: &State, split: Split) -> Vec<Arg> {
-        let shown = shown(word);
+        let shown = word.shown();
         let mut fields = Fields::new();
         let mut unquoted = String::new();
         for segment in &word.segments {
@@ -255,22 +255,6 @@ impl Checker<'_> {
             }
         }
     }
-}
-
-/// How a word was written, for messages.
-pub fn shown(word: &Word) -> String {
-    word.segments
-        .iter()
-        .map(|segment| match segment {
-            Segment::Literal(text) | Segment::Bare(text) => text.clone(),
-            Segment::Variable { name, .. } => format!("${name}"),
-            Segment::Parameter { name, .. } => format!("${{{name}…}}"),
-            Segment::Substitution { .. } => "$(…)".into(),
-            Segment::Process(_) => "<(…)".into(),
-            Segment::Arithmetic { .. } => "$((…))".into(),
-            Segment::Tilde(user) => format!("~{user}"),
-        })
-        .collect()
 }
 
 /// `NAME=…` or `NAME+=…` written literally at the start of the word.
