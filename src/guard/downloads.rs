@@ -3,8 +3,6 @@
 //! anywhere). Options that run other programs (`tar --to-command`, `rsync -e`, `scp -S`) are
 //! not followed.
 
-use std::path::PathBuf;
-
 use super::arg::Arg;
 use super::checker::Checker;
 use super::options::{self, Parsed, Spec};
@@ -87,7 +85,7 @@ const ZIP: Spec = Spec {
     long_values: "",
 };
 
-pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> Vec<(PathBuf, PathBuf)> {
+pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) {
     match name {
         "curl" => curl(checker, args, state),
         "wget" => wget(checker, args, state),
@@ -118,7 +116,6 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
         "cargo" => cargo(checker, args, state),
         _ => {}
     }
-    Vec::new()
 }
 
 fn runs_programs(checker: &mut Checker, name: &str, parsed: &Parsed, options: &[&str]) {

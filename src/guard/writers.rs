@@ -1,6 +1,8 @@
 //! Commands that write files, and which of their arguments they write. Each writer's options
 //! are read with its spec: an option wt does not know, or an argument it cannot know, means
 //! the writes go to a place wt cannot tell ("unclear"); a write outside the worktree is denied.
+//! Writers with rules of their own are handed on: `sed`, `find`, and `downloads` (downloaders,
+//! archivers, `cargo`).
 
 use std::path::PathBuf;
 
@@ -151,10 +153,36 @@ pub fn follows_writes(name: &str) -> bool {
     )
 }
 
-/// What a writer writes, when wt can read its arguments.
+/// What a writer writes, when wt can read its arguments: the links it makes (`ln -s`).
 pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> Vec<(PathBuf, PathBuf)> {
     let parse = |spec: &Spec| options::parse(args, spec, false);
-    let (parsed, targets): (Parsed, Vec<Arg>) = match name {
+    match name {
+        "ln" | "link" => return link(checker, name, parse(&LN), state),
+        "make" | "gmake" => make(checker, name, parse(&MAKE), state),
+        "dd" => dd(checker, args, state),
+        "sed" => super::sed::check(checker, args, state),
+        "curl" | "wget" | "tar" | "rsync" | "scp" | "zip" | "cargo" => {
+            super::downloads::check(checker, name, args, state)
+        }
+        "find" => super::find::check(checker, args, state),
+        _ => {
+            let Some((parsed, targets)) = targets(name, args) else { return Vec::new() };
+            let content = if matches!(name, "chmod" | "chown" | "chgrp" | "touch") {
+                Content::Unchanged
+            } else {
+                Content::Unknown
+            };
+            checker.write_all_holding(content, name, &parsed, &targets, state);
+        }
+    }
+    Vec::new()
+}
+
+/// The files a writer without rules of its own writes, and how its options were read; `None`
+/// for a command that is not such a writer.
+fn targets(name: &str, args: &[Arg]) -> Option<(Parsed, Vec<Arg>)> {
+    let parse = |spec: &Spec| options::parse(args, spec, false);
+    Some(match name {
         "rm" | "unlink" => with(parse(&RM), |p| p.operands.clone()),
         "rmdir" => with(parse(&RMDIR), |p| p.operands.clone()),
         "shred" => with(parse(&SHRED), |p| p.operands.clone()),
@@ -172,9 +200,7 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
             all.extend(p.operands.iter().cloned());
             all
         }),
-        "ln" | "link" => return link(checker, name, parse(&LN), state),
         "patch" => with(parse(&PATCH), patch_targets),
-        "make" | "gmake" => return make(checker, name, parse(&MAKE), state),
         "sort" => with(parse(&SORT), |p| p.values(&["-o", "--output", "-T", "--temporary-directory"])),
         "unzip" => with(parse(&UNZIP), |p| {
             let dirs = p.values(&["-d"]);
@@ -192,25 +218,12 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
         "split" => {
             with(parse(&SPLIT), |p| vec![p.operands.get(1).cloned().unwrap_or_else(|| Arg::literal("x"))])
         }
-        "dd" => return dd(checker, args, state),
-        "sed" => return super::sed::check(checker, args, state),
         "perl" => (Parsed::default(), perl_in_place(args)),
-        "curl" | "wget" | "tar" | "rsync" | "scp" | "zip" | "cargo" => {
-            return super::downloads::check(checker, name, args, state);
-        }
-        "find" => return super::find::check(checker, args, state),
         "cc" | "gcc" | "g++" | "c++" | "clang" | "clang++" | "rustc" => {
             (Parsed::default(), option_values(args, &["-o"]))
         }
-        _ => return Vec::new(),
-    };
-    let content = if matches!(name, "chmod" | "chown" | "chgrp" | "touch") {
-        Content::Unchanged
-    } else {
-        Content::Unknown
-    };
-    checker.write_all_holding(content, name, &parsed, &targets, state);
-    Vec::new()
+        _ => return None,
+    })
 }
 
 fn with(parsed: Parsed, targets: impl Fn(&Parsed) -> Vec<Arg>) -> (Parsed, Vec<Arg>) {
@@ -297,7 +310,7 @@ fn patch_targets(p: &Parsed) -> Vec<Arg> {
 
 /// `make -C dir`: runs (and writes) in that directory; `make -f file`: runs the recipes of
 /// that file, which is not the project's when it is outside the worktree.
-fn make(checker: &mut Checker, name: &str, parsed: Parsed, state: &State) -> Vec<(PathBuf, PathBuf)> {
+fn make(checker: &mut Checker, name: &str, parsed: Parsed, state: &State) {
     let dirs = parsed.values(&["-C", "--directory"]);
     checker.write_all(name, &parsed, &dirs, state);
     for file in parsed.values(&["-f", "--file", "--makefile"]) {
@@ -308,10 +321,9 @@ fn make(checker: &mut Checker, name: &str, parsed: Parsed, state: &State) -> Vec
     if parsed.has(&["--eval"]) {
         checker.unclear(format!("`{name} --eval` adds recipes wt does not follow"));
     }
-    Vec::new()
 }
 
-fn dd(checker: &mut Checker, args: &[Arg], state: &State) -> Vec<(PathBuf, PathBuf)> {
+fn dd(checker: &mut Checker, args: &[Arg], state: &State) {
     const OPERANDS: &[&str] = &[
         "if", "of", "bs", "ibs", "obs", "cbs", "count", "skip", "seek", "iseek", "oseek", "conv", "iflag",
         "oflag", "status",
@@ -328,7 +340,6 @@ fn dd(checker: &mut Checker, args: &[Arg], state: &State) -> Vec<(PathBuf, PathB
             )),
         }
     }
-    Vec::new()
 }
 
 /// `perl -i … files`: the files, when editing in place (perl's own code is a program, as
