@@ -3,8 +3,8 @@
 //! builtins that run text as commands (`eval`, `source`, `trap`, `alias`), and those that end
 //! a path (`exit`, `break`).
 
-use super::bash::{Checker, Stdin};
-use super::expand::Arg;
+use super::arg::Arg;
+use super::checker::{Checker, Stdin};
 use super::state::{Cwd, Flow, State, Value};
 
 /// Builtins whose `NAME=value` arguments are assignments.
@@ -300,14 +300,9 @@ fn source(checker: &mut Checker, args: &[Arg], state: State, stdin: &Stdin) -> F
             checker.unclear("`source` runs a command's output, which wt cannot see before it runs".into());
         }
         Some(_) if checker.run_written("source", file, &state, false) => {}
-        Some(path) => {
-            match checker.resolve_all(path, &state).map(|all| all.iter().all(|p| checker.wt.contains(p))) {
-                Some(true) => {}
-                _ => checker.unclear(format!(
-                    "`source {path}` runs a file outside the worktree, which wt does not follow"
-                )),
-            }
-        }
+        Some(path) if checker.inside(Some(path), &state) => {}
+        Some(path) => checker
+            .unclear(format!("`source {path}` runs a file outside the worktree, which wt does not follow")),
         None => checker.unclear(format!("`source {}` runs a file wt cannot know before it runs", file.shown)),
     }
     state.lose_vars();

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use super::bash::Checker;
-use super::expand::Arg;
+use super::arg::Arg;
+use super::checker::Checker;
 use super::state::State;
 
 /// Commands that only read (or print): run from a folder wt could not follow, they are still

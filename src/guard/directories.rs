@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use super::bash::Checker;
+use super::checker::Checker;
 use super::paths::{lexical, resolve};
 use super::state::{Cwd, Dir, State};
 

@@ -3,13 +3,11 @@
 //! anywhere). Options that run other programs (`tar --to-command`, `rsync -e`, `scp -S`) are
 //! not followed.
 
-use std::path::PathBuf;
-
-use super::bash::Checker;
-use super::expand::Arg;
+use super::arg::Arg;
+use super::checker::Checker;
 use super::options::{self, Parsed, Spec};
 use super::state::State;
-use super::writers::write_all;
+use super::written::Content;
 
 const CURL: Spec = Spec {
     flags: "fsSLvkiIglnqjJNROZ#0123456aBGMpV",
@@ -87,7 +85,7 @@ const ZIP: Spec = Spec {
     long_values: "",
 };
 
-pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> Vec<(PathBuf, PathBuf)> {
+pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) {
     match name {
         "curl" => curl(checker, args, state),
         "wget" => wget(checker, args, state),
@@ -104,7 +102,7 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
                 .cloned()
                 .into_iter()
                 .collect();
-            write_all(checker, name, &parsed, &dest, state);
+            checker.write_all(name, &parsed, &dest, state);
         }
         "zip" => {
             let parsed = options::parse(args, &ZIP, false);
@@ -113,12 +111,11 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
             if parsed.has(&["-m"]) {
                 targets.extend(parsed.operands.iter().skip(1).cloned());
             }
-            write_all(checker, name, &parsed, &targets, state);
+            checker.write_all(name, &parsed, &targets, state);
         }
         "cargo" => cargo(checker, args, state),
         _ => {}
     }
-    Vec::new()
 }
 
 fn runs_programs(checker: &mut Checker, name: &str, parsed: &Parsed, options: &[&str]) {
@@ -161,9 +158,7 @@ fn curl(checker: &mut Checker, args: &[Arg], state: &State) {
     {
         targets.push(Arg::literal("."));
     }
-    checker.writes.writing = super::scripts::Content::Download;
-    write_all(checker, "curl", &parsed, &targets, state);
-    checker.writes.writing = super::scripts::Content::Unknown;
+    checker.write_all_holding(Content::Download, "curl", &parsed, &targets, state);
 }
 
 fn wget(checker: &mut Checker, args: &[Arg], state: &State) {
@@ -187,9 +182,7 @@ fn wget(checker: &mut Checker, args: &[Arg], state: &State) {
         targets.push(Arg::literal("."));
     }
     targets.extend(dirs);
-    checker.writes.writing = super::scripts::Content::Download;
-    write_all(checker, "wget", &parsed, &targets, state);
-    checker.writes.writing = super::scripts::Content::Unknown;
+    checker.write_all_holding(Content::Download, "wget", &parsed, &targets, state);
 }
 
 /// `tar`: old-style bundles (`tar czf out.tgz dir`) are rewritten as options first.
@@ -238,7 +231,7 @@ fn tar(checker: &mut Checker, args: &[Arg], state: &State) {
     if parsed.has(&["--remove-files"]) {
         targets.extend(parsed.operands.iter().cloned());
     }
-    write_all(checker, "tar", &parsed, &targets, state);
+    checker.write_all("tar", &parsed, &targets, state);
 }
 
 /// `tar czf file dir` → `tar -c -z -f file dir`: letters that take a value take the next
@@ -283,7 +276,7 @@ fn rsync(checker: &mut Checker, args: &[Arg], state: &State) {
             targets.extend(sources.iter().filter(|s| !is_remote(s)).cloned());
         }
     }
-    write_all(checker, "rsync", &parsed, &targets, state);
+    checker.write_all("rsync", &parsed, &targets, state);
 }
 
 /// `cargo`: builds write the project's `target/` next to its manifest, or `--target-dir`;

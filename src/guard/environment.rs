@@ -2,8 +2,8 @@
 //! `read X`, `for X in`): git's location and configuration variables are refused; variables
 //! programs run as commands, and the files shells read at start, must be followed too.
 
-use super::bash::Checker;
-use super::expand::Arg;
+use super::arg::Arg;
+use super::checker::Checker;
 use super::state::{State, Value};
 
 /// The variables that point git at another repository, index or object store, or that load
@@ -56,14 +56,10 @@ impl Checker<'_> {
                     Arg { value: value.known().map(str::to_owned), shown: format!("${name}"), glob: false };
                 self.write_target(&format!("{name}="), &target, state);
             }
+            // A file inside the worktree is the project's own, as a script it runs would be.
+            "BASH_ENV" | "ENV" if self.inside(value.known(), state) => {}
             "BASH_ENV" | "ENV" => {
-                let inside = value
-                    .known()
-                    .and_then(|path| self.resolve_all(path, state))
-                    .is_some_and(|all| all.iter().all(|p| self.wt.contains(p)));
-                if !inside {
-                    self.unclear(format!("{name} makes later shells run a file wt does not follow"));
-                }
+                self.unclear(format!("{name} makes later shells run a file wt does not follow"));
             }
             "PS0" | "PS1" | "PS2" | "PS3" | "PS4" | "SHELLOPTS" | "BASHOPTS" => {
                 self.unclear(format!(

@@ -1,39 +1,14 @@
 //! Words to arguments, as bash expands them: `~`, the variables the command set (or the
 //! environment's `HOME`, `PWD`, `CDPATH`), field splitting of unquoted expansions on `IFS`,
 //! globs and brace expansion marked (never expanded). What wt cannot know stays unknown, and an
-//! unknown unquoted expansion may be any number of arguments, options included.
+//! unknown unquoted expansion may be any number of arguments, options included. Arithmetic
+//! (`$(( ))`) reads the variables it names as expressions: one holding a command substitution
+//! would run it, and is refused.
 
-use super::bash::Checker;
+use super::arg::Arg;
+use super::checker::Checker;
 use super::shell::{Node, Script, Segment, Word};
-use super::state::State;
-
-/// An argument as the policy sees it: its value when wt can know it, and how it was written.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Arg {
-    pub value: Option<String>,
-    pub shown: String,
-    /// Holds unquoted glob characters: the shell replaces it by the paths that match.
-    pub glob: bool,
-}
-
-impl Arg {
-    pub fn literal(text: &str) -> Arg {
-        Arg { value: Some(text.to_owned()), shown: text.to_owned(), glob: false }
-    }
-
-    pub fn is(&self, text: &str) -> bool {
-        self.value.as_deref() == Some(text)
-    }
-
-    pub fn text(&self) -> &str {
-        self.value.as_deref().unwrap_or("")
-    }
-
-    /// The value when it is known exactly (not a pattern).
-    pub fn exact(&self) -> Option<&str> {
-        self.value.as_deref().filter(|_| !self.glob)
-    }
-}
+use super::state::{State, Value};
 
 /// Whether unquoted expansions are split into several arguments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,7 +75,7 @@ impl Checker<'_> {
     }
 
     pub fn expand(&mut self, word: &Word, state: &State, split: Split) -> Vec<Arg> {
-        let shown = shown(word);
+        let shown = word.shown();
         let mut fields = Fields::new();
         let mut unquoted = String::new();
         for segment in &word.segments {
@@ -233,22 +208,6 @@ impl Checker<'_> {
         }
     }
 
-    /// A variable's value: as this command set it, else what the environment gives it, when
-    /// wt can know that.
-    pub fn variable(&self, name: &str, state: &State) -> Option<String> {
-        if let Some(value) = state.var(name) {
-            return value.known().map(str::to_owned);
-        }
-        match name {
-            "PWD" => state.cwd.single().map(|d| d.logical.display().to_string()),
-            "HOME" => self.home.as_ref().map(|h| h.display().to_string()),
-            "WT_WORKTREE" => Some(self.root()),
-            "IFS" => Some(" \t\n".into()),
-            "CDPATH" => Some(self.env_cdpath.clone().unwrap_or_default()),
-            _ => None,
-        }
-    }
-
     /// What a substitution prints, for the two wt knows without running anything: `$(pwd)`
     /// and `$(git rev-parse --show-toplevel)` (the worktree, when the command runs inside it).
     fn known_output(&self, script: &Script, state: &State) -> Option<String> {
@@ -275,22 +234,27 @@ impl Checker<'_> {
             _ => None,
         }
     }
-}
 
-/// How a word was written, for messages.
-pub fn shown(word: &Word) -> String {
-    word.segments
-        .iter()
-        .map(|segment| match segment {
-            Segment::Literal(text) | Segment::Bare(text) => text.clone(),
-            Segment::Variable { name, .. } => format!("${name}"),
-            Segment::Parameter { name, .. } => format!("${{{name}…}}"),
-            Segment::Substitution { .. } => "$(…)".into(),
-            Segment::Process(_) => "<(…)".into(),
-            Segment::Arithmetic { .. } => "$((…))".into(),
-            Segment::Tilde(user) => format!("~{user}"),
-        })
-        .collect()
+    /// Arithmetic reads variables' values as expressions, and expands what they hold: a value
+    /// holding a command substitution would run it.
+    pub(super) fn arithmetic(&mut self, word: &Word, state: &State) {
+        for segment in &word.segments {
+            let names = match segment {
+                Segment::Arithmetic { expression, .. } => arithmetic_names(expression),
+                Segment::Parameter { words, .. } => words.iter().flat_map(arithmetic_names).collect(),
+                _ => continue,
+            };
+            for name in names {
+                if let Some(Value::Known(value)) = state.var(&name)
+                    && (value.contains("$(") || value.contains('`'))
+                {
+                    self.deny(format!(
+                        "`{name}` holds a command substitution that arithmetic would run; run that command directly"
+                    ));
+                }
+            }
+        }
+    }
 }
 
 /// `NAME=…` or `NAME+=…` written literally at the start of the word.
@@ -332,4 +296,30 @@ fn has_brace_expansion(text: &str) -> bool {
         previous = c;
     }
     false
+}
+
+/// The variables an arithmetic expression names (`x` in `x + $y`, `a` in `a[i]`).
+pub fn arithmetic_names(word: &Word) -> Vec<String> {
+    let mut names = Vec::new();
+    for segment in &word.segments {
+        match segment {
+            Segment::Bare(text) | Segment::Literal(text) => {
+                let mut current = String::new();
+                for c in text.chars().chain(std::iter::once(' ')) {
+                    if c.is_ascii_alphanumeric() || c == '_' {
+                        current.push(c);
+                    } else if !current.is_empty() {
+                        if !current.starts_with(|d: char| d.is_ascii_digit()) {
+                            names.push(std::mem::take(&mut current));
+                        }
+                        current.clear();
+                    }
+                }
+            }
+            Segment::Variable { name, .. } => names.push(name.clone()),
+            Segment::Arithmetic { expression, .. } => names.extend(arithmetic_names(expression)),
+            _ => {}
+        }
+    }
+    names
 }

@@ -2,17 +2,15 @@
 //! command with `{}` standing for a found path (under a starting point, which stands in for
 //! it); `-fprint`, `-fprintf` and `-fls` write a file.
 
-use std::path::PathBuf;
-
-use super::bash::{Checker, Stdin};
-use super::expand::Arg;
+use super::arg::Arg;
+use super::checker::{Checker, Stdin};
 use super::state::State;
 
 /// Options before the starting points, and those of them that take a value.
 const GLOBAL: &[&str] = &["-H", "-L", "-P"];
 const GLOBAL_WITH_VALUE: &[&str] = &["-D"];
 
-pub fn check(checker: &mut Checker, args: &[Arg], state: &State) -> Vec<(PathBuf, PathBuf)> {
+pub fn check(checker: &mut Checker, args: &[Arg], state: &State) {
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         if GLOBAL.contains(&arg.text()) || arg.text().starts_with("-O") {
@@ -57,7 +55,6 @@ pub fn check(checker: &mut Checker, args: &[Arg], state: &State) -> Vec<(PathBuf
             _ => {}
         }
     }
-    Vec::new()
 }
 
 /// `-exec command {} ;` (and `-execdir`, `-ok`): the command runs once per found path, which

@@ -3,9 +3,10 @@
 //! `case`, functions — each followed with the states the shell may be in along its paths.
 //! A part no path reaches is still checked, for what it would deny.
 
-use super::bash::{Checker, Stdin};
-use super::expand::Arg;
-use super::shell::{Item, Join, Node, RedirectKind, Script, Segment, Shape, SimpleCommand, Word};
+use super::arg::Arg;
+use super::checker::{Checker, LoopExits, Stdin};
+use super::expand::arithmetic_names;
+use super::shell::{Item, Join, Node, Script, Shape};
 use super::state::{Cwd, Flow, State, Value, join};
 
 /// Literal `for` lists up to this long are followed value by value; longer ones with the loop
@@ -14,13 +15,6 @@ const MAX_UNROLLED: usize = 16;
 
 /// Rounds a loop body is followed before what it may change is given up as unknown.
 const LOOP_ROUNDS: usize = 3;
-
-/// The states a loop's `break` and `continue` leave it in.
-#[derive(Default)]
-pub struct LoopExits {
-    breaks: Option<State>,
-    continues: Option<State>,
-}
 
 impl Checker<'_> {
     pub(super) fn shape(&mut self, script: &Script, state: State, stdin: &Stdin) -> Flow {
@@ -130,50 +124,6 @@ impl Checker<'_> {
         }
     }
 
-    pub(super) fn output_of_command(&mut self, command: &SimpleCommand, state: &State) -> Stdin {
-        let args = self.expand_words(&command.words, state, false);
-        self.assigned.clear();
-        let Some(words) = args.iter().map(|a| a.exact().map(str::to_owned)).collect::<Option<Vec<_>>>()
-        else {
-            return Stdin::Unknown;
-        };
-        match words.first().map(|w| w.rsplit('/').next().unwrap_or(w)) {
-            Some("echo") => {
-                let is_flag = |w: &&String| {
-                    w.len() > 1 && w.starts_with('-') && w[1..].chars().all(|c| "neE".contains(c))
-                };
-                let flags: Vec<&String> = words[1..].iter().take_while(is_flag).collect();
-                if flags.iter().any(|f| f.contains('e')) {
-                    return Stdin::Unknown;
-                }
-                let newline = if flags.iter().any(|f| f.contains('n')) { "" } else { "\n" };
-                Stdin::Text(words[1 + flags.len()..].join(" ") + newline)
-            }
-            Some("printf") if words.len() == 2 && !words[1].contains(['%', '\\']) => {
-                Stdin::Text(words[1].clone())
-            }
-            Some("cat") if words.len() == 1 => {
-                let body = command
-                    .redirects
-                    .iter()
-                    .rev()
-                    .find(|r| matches!(r.kind, RedirectKind::Heredoc | RedirectKind::HereString));
-                match body {
-                    Some(r) if r.kind == RedirectKind::Heredoc => {
-                        let text = r.body.as_ref().and_then(|b| self.expand_one(b, state).value);
-                        text.map_or(Stdin::Unknown, Stdin::Text)
-                    }
-                    Some(r) => self
-                        .expand_one(&r.target, state)
-                        .value
-                        .map_or(Stdin::Unknown, |t| Stdin::Text(t + "\n")),
-                    None => Stdin::Unknown,
-                }
-            }
-            _ => Stdin::Unknown,
-        }
-    }
-
     /// Runs one part of a compound command from `state`, or — when no path reaches it — from
     /// `fallback`, only to find what it would deny.
     fn part(&mut self, item: &Item, state: Option<State>, fallback: &State, stdin: &Stdin) -> Flow {
@@ -271,16 +221,6 @@ impl Checker<'_> {
         join(current, breaks).map_or_else(Flow::none, Flow::both)
     }
 
-    /// `break N` / `continue N`: the inner N-1 loops end in this state; the N-th ends in it
-    /// (`break`) or starts its next round from it (`continue`).
-    pub(super) fn leave_loops(&mut self, levels: usize, state: &State, continues: bool) {
-        let levels = levels.max(1);
-        for (i, exits) in self.loops.iter_mut().rev().take(levels).enumerate() {
-            let slot = if continues && i + 1 == levels { &mut exits.continues } else { &mut exits.breaks };
-            *slot = join(slot.take(), Some(state.clone()));
-        }
-    }
-
     fn case(&mut self, parts: &[Item], fallthrough: &[bool], state: State, stdin: &Stdin) -> Flow {
         let mut state = state;
         if let Some(subject) = parts.first() {
@@ -333,51 +273,4 @@ impl Checker<'_> {
             }
         }
     }
-
-    /// Arithmetic reads variables' values as expressions, and expands what they hold: a value
-    /// holding a command substitution would run it.
-    pub(super) fn arithmetic(&mut self, word: &Word, state: &State) {
-        for segment in &word.segments {
-            let names = match segment {
-                Segment::Arithmetic { expression, .. } => arithmetic_names(expression),
-                Segment::Parameter { words, .. } => words.iter().flat_map(arithmetic_names).collect(),
-                _ => continue,
-            };
-            for name in names {
-                if let Some(Value::Known(value)) = state.var(&name)
-                    && (value.contains("$(") || value.contains('`'))
-                {
-                    self.deny(format!(
-                        "`{name}` holds a command substitution that arithmetic would run; run that command directly"
-                    ));
-                }
-            }
-        }
-    }
-}
-
-/// The variables an arithmetic expression names (`x` in `x + $y`, `a` in `a[i]`).
-fn arithmetic_names(word: &Word) -> Vec<String> {
-    let mut names = Vec::new();
-    for segment in &word.segments {
-        match segment {
-            Segment::Bare(text) | Segment::Literal(text) => {
-                let mut current = String::new();
-                for c in text.chars().chain(std::iter::once(' ')) {
-                    if c.is_ascii_alphanumeric() || c == '_' {
-                        current.push(c);
-                    } else if !current.is_empty() {
-                        if !current.starts_with(|d: char| d.is_ascii_digit()) {
-                            names.push(std::mem::take(&mut current));
-                        }
-                        current.clear();
-                    }
-                }
-            }
-            Segment::Variable { name, .. } => names.push(name.clone()),
-            Segment::Arithmetic { expression, .. } => names.extend(arithmetic_names(expression)),
-            _ => {}
-        }
-    }
-    names
 }

@@ -2,10 +2,10 @@
 //! (`wt submit` at the end of the run). `gh api` may only GET: `-X`/`--method` other than GET,
 //! and fields (`-f`, `-F`, `--input`, which make gh POST), are refused.
 
-use super::bash::Checker;
-use super::expand::Arg;
+use super::arg::Arg;
+use super::checker::Checker;
+use super::options::positionals;
 use super::state::State;
-use super::vcs::positionals;
 
 /// git-spice (`gs` or `git-spice`): reading the stack is fine, changing it is the engine's.
 /// Ghostscript is also called `gs`: its output files are write targets.

@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
-use super::bash::Checker;
-use super::expand::Arg;
+use super::arg::Arg;
+use super::checker::Checker;
+use super::options::{has, positionals};
 use super::state::State;
-use super::vcs::{has, positionals};
 
 /// Subcommands that only read (their output options are checked).
 const READING: &[&str] = &[

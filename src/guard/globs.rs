@@ -1,55 +1,5 @@
-//! A write to a glob (`rm -f *.o`, `touch src/*.rs`): the shell writes whatever matches. That
-//! stays inside the worktree when the folder before the pattern is inside, the pattern is in
-//! the last component, cannot match `.git` or `..` (it does not start with `.` or `[`), and no
-//! symlink in that folder leads out. Anything else is not followed.
-
-use std::path::Path;
-
-use super::bash::Checker;
-use super::expand::Arg;
-use super::state::State;
-
-/// Entries of a folder looked at for symlinks before giving up.
-const MAX_ENTRIES: usize = 4096;
-
-pub fn write_pattern(checker: &mut Checker, command: &str, path: &str, state: &State) {
-    let (dir, pattern) = match path.rfind('/') {
-        Some(i) => (&path[..i.max(1)], &path[i + 1..]),
-        None => (".", path),
-    };
-    let unclear = |checker: &mut Checker| {
-        checker.unclear(format!("`{command}` writes to `{path}`, a pattern wt does not follow"));
-    };
-    if dir.contains(['*', '?', '[']) || pattern.starts_with(['.', '[']) || pattern.is_empty() {
-        return unclear(checker);
-    }
-    checker.write_target(command, &Arg::literal(dir), state);
-    let Some(folders) = checker.resolve_all(dir, state) else { return unclear(checker) };
-    for folder in folders {
-        if !checker.wt.contains(&folder) || links_out(checker, &folder, pattern) {
-            return unclear(checker);
-        }
-    }
-}
-
-/// Whether a symlink in `folder` that `pattern` matches leads outside the worktree (or there
-/// are too many entries to look).
-fn links_out(checker: &Checker, folder: &Path, pattern: &str) -> bool {
-    let Ok(entries) = std::fs::read_dir(folder) else { return false };
-    for (n, entry) in entries.flatten().enumerate() {
-        if n >= MAX_ENTRIES {
-            return true;
-        }
-        let name = entry.file_name();
-        if entry.file_type().is_ok_and(|t| t.is_symlink()) && matches(pattern, &name.to_string_lossy()) {
-            let real = super::paths::real_path(&entry.path());
-            if !checker.wt.contains(&real) {
-                return true;
-            }
-        }
-    }
-    false
-}
+//! Shell patterns matched against one path component (`*`, `?`, `[…]`, `[!…]`), in time linear
+//! in the lengths: what a write to a glob may reach (`targets`).
 
 /// Whether one path component `name` matches `pattern` (`*`, `?`, `[…]`, `[!…]`), greedily
 /// with one backtrack point, so in time linear in both lengths times the stars.

@@ -3,10 +3,23 @@
 //! parses, resolves paths and reads at most the rules file, and its work on one command is
 //! bounded (`limits`). Which worktree a call belongs to is the caller's business (`wt guard
 //! --root`, `--detect`, or the plugin's worker leases).
+//!
+//! The Bash policy is layered, each file using only those below it:
+//! - `bash` (the entry, `check_bash`, and the dispatch of each command to its rule), over
+//! - the walk: `flow` (lists, pipelines, compound commands) and `simple` (one simple command),
+//! - the rules: `prefixes`, `builtins`, `shells`, `vcs` → `git_rules`, `forge`, `commands` →
+//!   `writers` → `downloads`, `sed`, `find`,
+//! - what the walk and the rules use: `expand`, `environment`, `targets` (where a write goes),
+//!   `scripts`, `directories`,
+//! - the shared context: `checker` (the check's verdict, limits and loops, and the `Walk` it
+//!   was given, through which a rule checks a nested script without depending on the walk),
+//!   `state`, `arg`, `options`, `written`, `globs`, `braces`, `paths`, `limits`, `shell`.
 
+mod arg;
 mod bash;
 mod braces;
 mod builtins;
+mod checker;
 mod commands;
 pub mod decision;
 mod directories;
@@ -30,11 +43,14 @@ mod scripts;
 mod sed;
 pub mod shell;
 mod shells;
+mod simple;
 mod state;
+mod targets;
 mod vcs;
 pub mod verdict;
 mod wrap;
 mod writers;
+mod written;
 
 pub use bash::check_bash;
 pub use decision::Decision;

@@ -2,8 +2,10 @@
 //! `--long=value` and `--long value`, unambiguous abbreviations of long options (GNU accepts
 //! `--target=` for `--target-directory=`), `--` ending options. An option the spec does not
 //! know, or an argument wt cannot know (it might be an option), makes the parse "unknown".
+//! Commands read without a spec (git, gh, git-spice) use the loose readers at the end:
+//! `positionals` and `has`.
 
-use super::expand::Arg;
+use super::arg::Arg;
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Spec {
@@ -15,6 +17,17 @@ pub struct Spec {
     pub long_flags: &'static str,
     /// Long options that take a value, separated by spaces.
     pub long_values: &'static str,
+}
+
+impl Spec {
+    pub const fn new(
+        flags: &'static str,
+        values: &'static str,
+        long_flags: &'static str,
+        long_values: &'static str,
+    ) -> Spec {
+        Spec { flags, values, long_flags, long_values }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -134,6 +147,32 @@ fn short_options(bundle: &str, args: &[Arg], i: usize, spec: &Spec, parsed: &mut
         }
     }
     0
+}
+
+/// Commands read without a spec (git, gh, git-spice): their words that are not options, up to
+/// `--`.
+pub fn positionals(args: &[Arg]) -> Vec<&Arg> {
+    args.iter()
+        .take_while(|a| !a.is("--"))
+        .filter(|a| !a.text().starts_with('-') || a.is("-") || a.value.is_none())
+        .collect()
+}
+
+/// Whether any of `flags` is given (`--flag=value` counts for long flags; a short flag also
+/// inside a bundle such as `-fd`).
+pub fn has(args: &[Arg], flags: &[&str]) -> bool {
+    args.iter().take_while(|a| !a.is("--")).any(|a| {
+        let text = a.text();
+        flags.iter().any(|f| {
+            text == *f
+                || (f.starts_with("--") && text.starts_with(&format!("{f}=")))
+                || (f.len() == 2
+                    && !f.starts_with("--")
+                    && text.starts_with('-')
+                    && !text.starts_with("--")
+                    && text[1..].contains(&f[1..]))
+        })
+    })
 }
 
 #[cfg(test)]

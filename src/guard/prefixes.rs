@@ -2,8 +2,8 @@
 //! `watch`, `uv run`, … — whose options must be read to find it, and which may set its
 //! environment, directory or input, or run a script of their own.
 
-use super::bash::Checker;
-use super::expand::Arg;
+use super::arg::Arg;
+use super::checker::Checker;
 use super::options::{self, Spec};
 use super::state::{Cwd, State};
 
@@ -24,62 +24,57 @@ pub struct Prefixes {
     pub state: Option<State>,
 }
 
-const fn spec(
-    flags: &'static str,
-    values: &'static str,
-    long_flags: &'static str,
-    long_values: &'static str,
-) -> Spec {
-    Spec { flags, values, long_flags, long_values }
-}
-
-const ENV: Spec = spec(
+const ENV: Spec = Spec::new(
     "i0v",
     "uCS",
     "ignore-environment null debug list-signal-handling",
     "unset chdir split-string default-signal ignore-signal block-signal",
 );
-const TIME: Spec = spec("apvqV", "fo", "append portability verbose quiet", "format output");
-const TIMEOUT: Spec = spec("v", "sk", "preserve-status foreground verbose", "signal kill-after");
-const SUDO: Spec = spec(
+const TIME: Spec = Spec::new("apvqV", "fo", "append portability verbose quiet", "format output");
+const TIMEOUT: Spec = Spec::new("v", "sk", "preserve-status foreground verbose", "signal kill-after");
+const SUDO: Spec = Spec::new(
     "AbEeHiKklnPSsVv",
     "CDghprtTUu",
     "preserve-env login shell non-interactive background",
     "user group host prompt chdir role type other-user close-from command-timeout",
 );
-const XARGS: Spec = spec(
+const XARGS: Spec = Spec::new(
     "0prtx",
     "aEILnPsd",
     "null interactive no-run-if-empty verbose exit open-tty",
     "arg-file delimiter eof replace max-lines max-args max-procs max-chars process-slot-var",
 );
-const CHRT: Spec = spec("abdfiomrRv", "TPD", "all-tasks batch fifo idle other rr verbose", "");
-const FLOCK: Spec =
-    spec("sxnuoFv", "wEc", "shared exclusive nonblock unlock verbose", "timeout conflict-exit-code command");
+const CHRT: Spec = Spec::new("abdfiomrRv", "TPD", "all-tasks batch fifo idle other rr verbose", "");
+const FLOCK: Spec = Spec::new(
+    "sxnuoFv",
+    "wEc",
+    "shared exclusive nonblock unlock verbose",
+    "timeout conflict-exit-code command",
+);
 const WATCH: Spec =
-    spec("bcdeghtxpC", "nq", "beep color differences errexit exec no-title precise", "interval");
-const TRACE: Spec = spec("cCdDfFhiqrtTvVwxyzZ", "abeEIoOpPsSuUX", "", "output");
-const SU: Spec = spec("lmpfP", "cgGsw", "login preserve-environment pty", "command group shell");
-const XVFB: Spec = spec("a", "nsfe", "auto-servernum", "server-num server-args auth-file error-file");
+    Spec::new("bcdeghtxpC", "nq", "beep color differences errexit exec no-title precise", "interval");
+const TRACE: Spec = Spec::new("cCdDfFhiqrtTvVwxyzZ", "abeEIoOpPsSuUX", "", "output");
+const SU: Spec = Spec::new("lmpfP", "cgGsw", "login preserve-environment pty", "command group shell");
+const XVFB: Spec = Spec::new("a", "nsfe", "auto-servernum", "server-num server-args auth-file error-file");
 
 /// A prefix's options, and how many operands come before the command it runs.
 fn prefix(name: &str) -> Option<(Spec, usize)> {
     Some(match name {
         "env" => (ENV, 0),
-        "command" => (spec("pvV", "", "", ""), 0),
-        "exec" => (spec("cl", "a", "", ""), 0),
+        "command" => (Spec::new("pvV", "", "", ""), 0),
+        "exec" => (Spec::new("cl", "a", "", ""), 0),
         "builtin" | "nohup" | "chronic" | "unbuffer" | "fakeroot" | "dbus-run-session" | "busybox" => {
             (Spec::default(), 0)
         }
         "time" => (TIME, 0),
-        "setsid" => (spec("cfw", "", "ctty fork wait", ""), 0),
-        "nice" => (spec("", "n", "", "adjustment"), 0),
-        "ionice" => (spec("t", "cn", "ignore", "class classdata"), 0),
-        "stdbuf" => (spec("", "ioe", "", "input output error"), 0),
+        "setsid" => (Spec::new("cfw", "", "ctty fork wait", ""), 0),
+        "nice" => (Spec::new("", "n", "", "adjustment"), 0),
+        "ionice" => (Spec::new("t", "cn", "ignore", "class classdata"), 0),
+        "stdbuf" => (Spec::new("", "ioe", "", "input output error"), 0),
         "timeout" => (TIMEOUT, 1),
         "sudo" | "doas" => (SUDO, 0),
         "xargs" => (XARGS, 0),
-        "taskset" => (spec("ac", "", "all-tasks cpu-list", ""), 1),
+        "taskset" => (Spec::new("ac", "", "all-tasks cpu-list", ""), 1),
         "chrt" => (CHRT, 1),
         "flock" => (FLOCK, 1),
         "watch" => (WATCH, 0),

@@ -2,10 +2,8 @@
 //! `W`, the `w` flag of `s`) and run commands (`e`, the `e` flag of `s`). The script is read
 //! command by command; anything the reader does not know makes the writes unclear.
 
-use std::path::PathBuf;
-
-use super::bash::Checker;
-use super::expand::Arg;
+use super::arg::Arg;
+use super::checker::Checker;
 use super::state::State;
 
 /// What a sed script does besides printing.
@@ -19,10 +17,10 @@ struct Effects {
     unknown: Option<String>,
 }
 
-pub fn check(checker: &mut Checker, args: &[Arg], state: &State) -> Vec<(PathBuf, PathBuf)> {
+pub fn check(checker: &mut Checker, args: &[Arg], state: &State) {
     let Some(call) = read_args(args) else {
         checker.unclear("`sed` has an option wt does not know, so it cannot tell what sed writes".into());
-        return Vec::new();
+        return;
     };
     let mut operands = call.operands;
     let mut scripts = call.scripts;
@@ -58,7 +56,6 @@ pub fn check(checker: &mut Checker, args: &[Arg], state: &State) -> Vec<(PathBuf
             checker.write_target("sed -i", file, state);
         }
     }
-    Vec::new()
 }
 
 struct Call {

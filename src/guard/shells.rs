@@ -3,8 +3,8 @@
 //! a pipe (`… | sh`), and a shell running a script file. A literal script is checked like the
 //! command itself; one wt cannot see is "unclear".
 
-use super::bash::{Checker, Stdin};
-use super::expand::Arg;
+use super::arg::Arg;
+use super::checker::{Checker, Stdin};
 use super::state::State;
 
 /// Shells whose syntax is not bash's: their scripts are read as bash anyway (for what a deny
@@ -76,11 +76,7 @@ fn script_file(checker: &mut Checker, name: &str, file: &Arg, state: &State) {
     if checker.run_written(name, file, state, false) {
         return;
     }
-    let inside = file
-        .exact()
-        .and_then(|f| checker.resolve_all(f, state))
-        .is_some_and(|all| all.iter().all(|p| checker.wt.contains(p)));
-    if !inside {
+    if !checker.inside(file.exact(), state) {
         checker.unclear(format!(
             "`{name} {}` runs a script outside the worktree, which wt does not follow",
             file.shown

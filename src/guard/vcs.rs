@@ -4,8 +4,8 @@
 //! global options that load configuration (`-c alias.x=!…`, `--config-env`) or point git
 //! elsewhere are refused, and so is a subcommand wt cannot read (`git $(echo push)`).
 
-use super::bash::Checker;
-use super::expand::Arg;
+use super::arg::Arg;
+use super::checker::Checker;
 use super::state::State;
 
 /// Keys `git -c` may set for one command: display and identity settings. Everything else can
@@ -117,29 +117,4 @@ fn config_key(setting: Option<&Arg>) -> Result<(), String> {
         "git -c {key} is refused: configuration can run commands or point git elsewhere (only display and \
          identity keys such as color.*, user.name, log.* are allowed); use `git --no-pager …` for a pager"
     ))
-}
-
-/// Positional words (not options), up to `--`.
-pub fn positionals(args: &[Arg]) -> Vec<&Arg> {
-    args.iter()
-        .take_while(|a| !a.is("--"))
-        .filter(|a| !a.text().starts_with('-') || a.is("-") || a.value.is_none())
-        .collect()
-}
-
-/// Whether any of `flags` is given (`--flag=value` counts for long flags; a short flag also
-/// inside a bundle such as `-fd`).
-pub fn has(args: &[Arg], flags: &[&str]) -> bool {
-    args.iter().take_while(|a| !a.is("--")).any(|a| {
-        let text = a.text();
-        flags.iter().any(|f| {
-            text == *f
-                || (f.starts_with("--") && text.starts_with(&format!("{f}=")))
-                || (f.len() == 2
-                    && !f.starts_with("--")
-                    && text.starts_with('-')
-                    && !text.starts_with("--")
-                    && text[1..].contains(&f[1..]))
-        })
-    })
 }

@@ -1,48 +1,42 @@
 //! Commands that write files, and which of their arguments they write. Each writer's options
 //! are read with its spec: an option wt does not know, or an argument it cannot know, means
 //! the writes go to a place wt cannot tell ("unclear"); a write outside the worktree is denied.
+//! Writers with rules of their own are handed on: `sed`, `find`, and `downloads` (downloaders,
+//! archivers, `cargo`).
 
 use std::path::PathBuf;
 
-use super::bash::Checker;
-use super::expand::Arg;
+use super::arg::Arg;
+use super::checker::Checker;
 use super::options::{self, Parsed, Spec};
-use super::scripts::Content;
 use super::state::State;
+use super::written::Content;
 
-const fn spec(
-    flags: &'static str,
-    values: &'static str,
-    long_flags: &'static str,
-    long_values: &'static str,
-) -> Spec {
-    Spec { flags, values, long_flags, long_values }
-}
-
-const RM: Spec = spec(
+const RM: Spec = Spec::new(
     "fiIrRdv",
     "",
     "force interactive one-file-system no-preserve-root preserve-root recursive dir verbose",
     "",
 );
-const RMDIR: Spec = spec("pv", "", "ignore-fail-on-non-empty parents verbose", "");
-const SHRED: Spec = spec("fuvxz", "ns", "force remove verbose exact zero", "iterations random-source size");
-const TOUCH: Spec = spec("acfhm", "dtr", "no-create no-dereference", "date reference time");
-const MKDIR: Spec = spec("pvZ", "m", "parents verbose context", "mode");
-const TRUNCATE: Spec = spec("co", "rs", "no-create io-blocks", "reference size");
-const CHMOD: Spec = spec(
+const RMDIR: Spec = Spec::new("pv", "", "ignore-fail-on-non-empty parents verbose", "");
+const SHRED: Spec =
+    Spec::new("fuvxz", "ns", "force remove verbose exact zero", "iterations random-source size");
+const TOUCH: Spec = Spec::new("acfhm", "dtr", "no-create no-dereference", "date reference time");
+const MKDIR: Spec = Spec::new("pvZ", "m", "parents verbose context", "mode");
+const TRUNCATE: Spec = Spec::new("co", "rs", "no-create io-blocks", "reference size");
+const CHMOD: Spec = Spec::new(
     "cfvR",
     "",
     "changes silent quiet verbose no-preserve-root preserve-root recursive dereference no-dereference",
     "reference",
 );
-const CHOWN: Spec = spec(
+const CHOWN: Spec = Spec::new(
     "cfvRhHLP",
     "",
     "changes silent quiet verbose dereference no-dereference no-preserve-root preserve-root recursive",
     "from reference",
 );
-const CP: Spec = spec(
+const CP: Spec = Spec::new(
     "abdfHilLnPpRrsTuvxZ",
     "St",
     "archive attributes-only backup copy-contents debug force interactive link dereference no-clobber \
@@ -50,29 +44,29 @@ const CP: Spec = spec(
      no-target-directory update verbose keep-directory-symlink one-file-system context",
     "no-preserve sparse suffix target-directory",
 );
-const MV: Spec = spec(
+const MV: Spec = Spec::new(
     "bfinTuvZ",
     "St",
     "backup debug exchange force interactive no-clobber no-copy strip-trailing-slashes no-target-directory update \
      verbose context",
     "suffix target-directory",
 );
-const LN: Spec = spec(
+const LN: Spec = Spec::new(
     "bdfFinLPrsTv",
     "St",
     "backup directory force interactive logical no-dereference physical relative symbolic no-target-directory \
      verbose",
     "suffix target-directory",
 );
-const INSTALL: Spec = spec(
+const INSTALL: Spec = Spec::new(
     "bcCdDpsTvZ",
     "gmoSt",
     "backup compare directory preserve-timestamps strip no-target-directory verbose preserve-context context",
     "group mode owner suffix target-directory",
 );
-const TEE: Spec = spec("aip", "", "append ignore-interrupts output-error", "");
-const MKNOD: Spec = spec("Z", "m", "context", "mode");
-const PATCH: Spec = spec(
+const TEE: Spec = Spec::new("aip", "", "append ignore-interrupts output-error", "");
+const MKNOD: Spec = Spec::new("Z", "m", "context", "mode");
+const PATCH: Spec = Spec::new(
     "bcefElnNRstuvZT",
     "BdDFgiopPrVxYz",
     "backup context ed forward ignore-whitespace normal remove-empty-files reverse silent quiet batch unified \
@@ -80,7 +74,7 @@ const PATCH: Spec = spec(
     "prefix directory ifdef fuzz get input output strip reject-file version-control basename-prefix suffix \
      quoting-style read-only reject-format",
 );
-const MAKE: Spec = spec(
+const MAKE: Spec = Spec::new(
     "bBdeiknpqrRsStvwL",
     "CfIjloOW",
     "always-make environment-overrides ignore-errors keep-going just-print dry-run recon print-data-base question \
@@ -89,7 +83,7 @@ const MAKE: Spec = spec(
     "directory file makefile include-dir jobs load-average max-load old-file assume-old new-file assume-new \
      what-if output-sync eval jobserver-style",
 );
-const SORT: Spec = spec(
+const SORT: Spec = Spec::new(
     "bdfgiMhnRrVcCmsuz",
     "kotST",
     "ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort \
@@ -97,15 +91,15 @@ const SORT: Spec = spec(
      debug",
     "sort key output field-separator buffer-size temporary-directory parallel batch-size files0-from random-source",
 );
-const UNZIP: Spec = spec("lvtTzZcpfunoqjaCKLMVX", "dPx", "", "");
-const ZIPPER: Spec = spec(
+const UNZIP: Spec = Spec::new("lvtTzZcpfunoqjaCKLMVX", "dPx", "", "");
+const ZIPPER: Spec = Spec::new(
     "cdfhklLnNqrtvV123456789",
     "Sb",
     "stdout to-stdout decompress uncompress force keep list no-name name quiet recursive test verbose fast best \
      rsyncable",
     "suffix",
 );
-const SPLIT: Spec = spec(
+const SPLIT: Spec = Spec::new(
     "de",
     "abCln",
     "elide-empty-files unbuffered verbose separator",
@@ -159,10 +153,36 @@ pub fn follows_writes(name: &str) -> bool {
     )
 }
 
-/// What a writer writes, when wt can read its arguments.
+/// What a writer writes, when wt can read its arguments: the links it makes (`ln -s`).
 pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> Vec<(PathBuf, PathBuf)> {
     let parse = |spec: &Spec| options::parse(args, spec, false);
-    let (parsed, targets): (Parsed, Vec<Arg>) = match name {
+    match name {
+        "ln" | "link" => return link(checker, name, parse(&LN), state),
+        "make" | "gmake" => make(checker, name, parse(&MAKE), state),
+        "dd" => dd(checker, args, state),
+        "sed" => super::sed::check(checker, args, state),
+        "curl" | "wget" | "tar" | "rsync" | "scp" | "zip" | "cargo" => {
+            super::downloads::check(checker, name, args, state)
+        }
+        "find" => super::find::check(checker, args, state),
+        _ => {
+            let Some((parsed, targets)) = targets(name, args) else { return Vec::new() };
+            let content = if matches!(name, "chmod" | "chown" | "chgrp" | "touch") {
+                Content::Unchanged
+            } else {
+                Content::Unknown
+            };
+            checker.write_all_holding(content, name, &parsed, &targets, state);
+        }
+    }
+    Vec::new()
+}
+
+/// The files a writer without rules of its own writes, and how its options were read; `None`
+/// for a command that is not such a writer.
+fn targets(name: &str, args: &[Arg]) -> Option<(Parsed, Vec<Arg>)> {
+    let parse = |spec: &Spec| options::parse(args, spec, false);
+    Some(match name {
         "rm" | "unlink" => with(parse(&RM), |p| p.operands.clone()),
         "rmdir" => with(parse(&RMDIR), |p| p.operands.clone()),
         "shred" => with(parse(&SHRED), |p| p.operands.clone()),
@@ -180,9 +200,7 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
             all.extend(p.operands.iter().cloned());
             all
         }),
-        "ln" | "link" => return link(checker, name, parse(&LN), state),
         "patch" => with(parse(&PATCH), patch_targets),
-        "make" | "gmake" => return make(checker, name, parse(&MAKE), state),
         "sort" => with(parse(&SORT), |p| p.values(&["-o", "--output", "-T", "--temporary-directory"])),
         "unzip" => with(parse(&UNZIP), |p| {
             let dirs = p.values(&["-d"]);
@@ -200,39 +218,17 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
         "split" => {
             with(parse(&SPLIT), |p| vec![p.operands.get(1).cloned().unwrap_or_else(|| Arg::literal("x"))])
         }
-        "dd" => return dd(checker, args, state),
-        "sed" => return super::sed::check(checker, args, state),
         "perl" => (Parsed::default(), perl_in_place(args)),
-        "curl" | "wget" | "tar" | "rsync" | "scp" | "zip" | "cargo" => {
-            return super::downloads::check(checker, name, args, state);
-        }
-        "find" => return super::find::check(checker, args, state),
         "cc" | "gcc" | "g++" | "c++" | "clang" | "clang++" | "rustc" => {
             (Parsed::default(), option_values(args, &["-o"]))
         }
-        _ => return Vec::new(),
-    };
-    if matches!(name, "chmod" | "chown" | "chgrp" | "touch") {
-        checker.writes.writing = Content::Unchanged;
-    }
-    write_all(checker, name, &parsed, &targets, state);
-    checker.writes.writing = Content::Unknown;
-    Vec::new()
+        _ => return None,
+    })
 }
 
 fn with(parsed: Parsed, targets: impl Fn(&Parsed) -> Vec<Arg>) -> (Parsed, Vec<Arg>) {
     let targets = targets(&parsed);
     (parsed, targets)
-}
-
-/// Checks each target; when the arguments could not be read, the targets are not known.
-pub fn write_all(checker: &mut Checker, name: &str, parsed: &Parsed, targets: &[Arg], state: &State) {
-    if let Some(why) = &parsed.unknown {
-        checker.unclear(format!("`{name}` writes files and {why}, so wt cannot tell where it writes"));
-    }
-    for target in targets {
-        checker.write_target(name, target, state);
-    }
 }
 
 /// `chmod -w file`: a mode that starts with `-` is an operand, not an option.
@@ -280,7 +276,7 @@ fn link(checker: &mut Checker, name: &str, parsed: Parsed, state: &State) -> Vec
         (None, [targets @ .., last]) => (last.clone(), targets),
         (None, []) => return made,
     };
-    write_all(checker, name, &parsed, std::slice::from_ref(&link), state);
+    checker.write_all(name, &parsed, std::slice::from_ref(&link), state);
     let symbolic = parsed.has(&["-s", "--symbolic"]);
     if let (true, [target], Some(at), Some(link_path)) = (symbolic, targets, link.exact(), state.cwd.single())
     {
@@ -314,25 +310,20 @@ fn patch_targets(p: &Parsed) -> Vec<Arg> {
 
 /// `make -C dir`: runs (and writes) in that directory; `make -f file`: runs the recipes of
 /// that file, which is not the project's when it is outside the worktree.
-fn make(checker: &mut Checker, name: &str, parsed: Parsed, state: &State) -> Vec<(PathBuf, PathBuf)> {
+fn make(checker: &mut Checker, name: &str, parsed: Parsed, state: &State) {
     let dirs = parsed.values(&["-C", "--directory"]);
-    write_all(checker, name, &parsed, &dirs, state);
+    checker.write_all(name, &parsed, &dirs, state);
     for file in parsed.values(&["-f", "--file", "--makefile"]) {
-        let inside = file
-            .exact()
-            .and_then(|f| checker.resolve_all(f, state))
-            .is_some_and(|all| all.iter().all(|p| checker.wt.contains(p)));
-        if !inside {
+        if !checker.inside(file.exact(), state) {
             checker.unclear(format!("`{name} -f {}` runs recipes from outside the worktree", file.shown));
         }
     }
     if parsed.has(&["--eval"]) {
         checker.unclear(format!("`{name} --eval` adds recipes wt does not follow"));
     }
-    Vec::new()
 }
 
-fn dd(checker: &mut Checker, args: &[Arg], state: &State) -> Vec<(PathBuf, PathBuf)> {
+fn dd(checker: &mut Checker, args: &[Arg], state: &State) {
     const OPERANDS: &[&str] = &[
         "if", "of", "bs", "ibs", "obs", "cbs", "count", "skip", "seek", "iseek", "oseek", "conv", "iflag",
         "oflag", "status",
@@ -349,7 +340,6 @@ fn dd(checker: &mut Checker, args: &[Arg], state: &State) -> Vec<(PathBuf, PathB
             )),
         }
     }
-    Vec::new()
 }
 
 /// `perl -i … files`: the files, when editing in place (perl's own code is a program, as

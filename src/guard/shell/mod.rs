@@ -164,6 +164,22 @@ pub enum Segment {
 }
 
 impl Word {
+    /// How the word was written, for messages (`$X` for a variable, `$(…)` for a substitution).
+    pub fn shown(&self) -> String {
+        self.segments
+            .iter()
+            .map(|segment| match segment {
+                Segment::Literal(text) | Segment::Bare(text) => text.clone(),
+                Segment::Variable { name, .. } => format!("${name}"),
+                Segment::Parameter { name, .. } => format!("${{{name}…}}"),
+                Segment::Substitution { .. } => "$(…)".into(),
+                Segment::Process(_) => "<(…)".into(),
+                Segment::Arithmetic { .. } => "$((…))".into(),
+                Segment::Tilde(user) => format!("~{user}"),
+            })
+            .collect()
+    }
+
     /// The word's text when it is all literal (quoted or not).
     pub fn literal(&self) -> Option<String> {
         let mut text = String::new();

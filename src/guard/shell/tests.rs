@@ -36,9 +36,15 @@ fn walk(script: &Script, out: &mut Vec<String>) {
                 let mut words: Vec<String> = command
                     .assignments
                     .iter()
-                    .map(|a| format!("{}={}", a.name, a.words.iter().map(show).collect::<Vec<_>>().join(",")))
+                    .map(|a| {
+                        format!(
+                            "{}={}",
+                            a.name,
+                            a.words.iter().map(Word::shown).collect::<Vec<_>>().join(",")
+                        )
+                    })
                     .collect();
-                words.extend(command.words.iter().map(show));
+                words.extend(command.words.iter().map(Word::shown));
                 for redirect in &command.redirects {
                     let op = match redirect.kind {
                         RedirectKind::Write => ">",
@@ -47,7 +53,7 @@ fn walk(script: &Script, out: &mut Vec<String>) {
                         RedirectKind::HereString => "<<<",
                         RedirectKind::Duplicate => ">&",
                     };
-                    words.push(format!("{op}{}", show(&redirect.target)));
+                    words.push(format!("{op}{}", redirect.target.shown()));
                 }
                 if item.isolated {
                     words.push("[isolated]".into());
@@ -78,21 +84,6 @@ fn walk(script: &Script, out: &mut Vec<String>) {
     if shape.is_some() {
         out.push("}".into());
     }
-}
-
-fn show(word: &Word) -> String {
-    word.segments
-        .iter()
-        .map(|segment| match segment {
-            Segment::Literal(text) | Segment::Bare(text) => text.clone(),
-            Segment::Variable { name, .. } => format!("${name}"),
-            Segment::Parameter { name, .. } => format!("${{{name}…}}"),
-            Segment::Substitution { .. } => "$(…)".into(),
-            Segment::Process(_) => "<(…)".into(),
-            Segment::Arithmetic { .. } => "$((…))".into(),
-            Segment::Tilde(user) => format!("~{user}"),
-        })
-        .collect()
 }
 
 #[test]
