@@ -3,7 +3,8 @@
 //! `tests/guard_corpus.rs` asks the guard about every case; `tests/sandbox_corpus.rs` runs the
 //! Bash escapes for real under `wt sandbox`.
 
-#![allow(dead_code)]
+// Each test file uses a part of the tables.
+#![allow(dead_code, unused_imports)]
 
 #[path = "escape_corpus/cases.rs"]
 mod cases;

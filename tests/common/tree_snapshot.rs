@@ -53,6 +53,10 @@ impl TreeSnapshot {
         }
     }
 
+    pub fn get(&self, path: &Path) -> Option<&(Entry, Meta)> {
+        self.0.get(path)
+    }
+
     /// The paths that differ between two snapshots, for a readable failure.
     pub fn changes(&self, after: &TreeSnapshot) -> Vec<String> {
         let word = |change| match change {
