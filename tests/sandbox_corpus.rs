@@ -378,3 +378,20 @@ fn paths_outside_the_test_folder_move_to_their_stand_ins() {
         assert_eq!(moved(unchanged).text, unchanged);
     }
 }
+
+/// A case's background job is waited for (its change would otherwise come after the
+/// comparison), and what still runs at the limit is killed, the whole process group.
+#[test]
+fn the_runner_waits_for_background_jobs_and_kills_what_outlives_the_limit() {
+    runner::become_subreaper();
+    let temp = tempfile::tempdir().unwrap();
+    let run = |script: &str| {
+        let mut cmd = std::process::Command::new("bash");
+        cmd.args(["-c", script]).current_dir(temp.path());
+        runner::run_limited(cmd, temp.path(), "run", Duration::from_secs(1)).ending
+    };
+    assert_eq!(run("(sleep 0.3; touch late) & exit 3"), Ending::Exited(3));
+    assert!(temp.path().join("late").exists(), "the background job ran to its end");
+    assert_eq!(run("sleep 30"), Ending::Hung);
+    assert_eq!(run("nohup sleep 30 >/dev/null 2>&1 &"), Ending::Lingered(0));
+}

@@ -118,16 +118,7 @@ impl Layout {
         write(&layout.root.join("src/lib.rs"), "pub fn a() {}\npub fn b() {}\n");
         layout.git(&layout.root, &["commit", "--quiet", "-am", "task work"]);
         layout.task_fixtures();
-        // git-spice knows the repository, as in any run: `gs branch create x` has work to do.
-        let init = ["--no-prompt", "repo", "init", "--trunk=main", "--remote=origin"];
-        run(layout.command("gs", &layout.repo).args(init));
-        run(layout.command("gs", &layout.repo).args([
-            "--no-prompt",
-            "branch",
-            "track",
-            BRANCH,
-            "--base=main",
-        ]));
+        layout.spice();
         // wt makes the task's temporary folder before it restricts itself: make it now, so a case's
         // comparison shows only what the case did.
         let out = layout.sandbox(&["true"]).output().unwrap();
@@ -146,6 +137,15 @@ impl Layout {
             self.git(&self.repo, &["commit-tree", "main^{tree}", "-p", "main", "-m", "upstream work"]);
         self.git(&self.repo, &["push", "--quiet", "origin", &format!("{ahead}:refs/heads/main")]);
         self.git(&self.repo, &["update-ref", "refs/remotes/origin/main", &main]);
+    }
+
+    /// git-spice knows the repository and tracks the task's branch on main, as in a run:
+    /// `gs upstack onto main` and `gs branch create x` have work to do.
+    fn spice(&self) {
+        let init = ["--no-prompt", "repo", "init", "--trunk=main", "--remote=origin"];
+        run(self.command("gs", &self.repo).args(init));
+        let track = ["--no-prompt", "branch", "track", BRANCH, "--base=main"];
+        run(self.command("gs", &self.repo).args(track));
     }
 
     /// What the corpus's commands expect in the worktree, untracked as an agent would leave it.
