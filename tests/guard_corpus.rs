@@ -3,11 +3,9 @@
 //! Code sends — in each of the three ways an agent can be contained (only the hook; the whole
 //! agent in `wt sandbox`; each Bash call rewritten to run in `wt sandbox`).
 
-#[path = "guard_corpus/cases.rs"]
-mod cases;
 mod common;
-#[path = "guard_corpus/red_team.rs"]
-mod red_team;
+#[path = "common/escape_corpus.rs"]
+mod escape_corpus;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,8 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use cases::{Case, ESCAPES, NOT_FOLLOWED, ORDINARY};
-use red_team::RED_TEAM;
+use escape_corpus::{Case, ESCAPES, Expect, NOT_FOLLOWED, ORDINARY, RED_TEAM};
 
 /// A worktree at `<tmp>/repo/.worktrees/abc123-task-1-1` with a sibling whose name extends it,
 /// a symlink that leads out, and a file to restore.
@@ -37,17 +34,6 @@ fn layout() -> Layout {
     std::fs::write(root.join(".git"), "gitdir: ../../.git/worktrees/abc123-task-1-1\n").unwrap();
     std::os::unix::fs::symlink("/etc", root.join("etc-link")).unwrap();
     Layout { _temp: temp, repo, root }
-}
-
-/// What the guard must make of a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Expect {
-    Deny,
-    /// Followed and inside (for Bash: understood).
-    Allow,
-    /// A Bash command wt cannot follow: its decision depends on the containment.
-    Unclear,
-    NoDecision,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,41 @@
+//! The guard corpus's tool calls, as data: escape attempts, the red team's classes of escapes,
+//! ordinary work, and commands wt cannot follow, each with what the guard must make of it.
+//! `tests/guard_corpus.rs` asks the guard about every case; `tests/sandbox_corpus.rs` runs the
+//! Bash escapes for real under `wt sandbox`.
+
+// Each test file uses a part of the tables.
+#![allow(dead_code, unused_imports)]
+
+#[path = "escape_corpus/cases.rs"]
+mod cases;
+#[path = "escape_corpus/red_team.rs"]
+mod red_team;
+
+pub use cases::{Case, ESCAPES, NOT_FOLLOWED, ORDINARY};
+pub use red_team::{ClassCase, RED_TEAM};
+
+/// What the guard must make of a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    Deny,
+    /// Followed and inside (for Bash: understood).
+    Allow,
+    /// A Bash command wt cannot follow: its decision depends on the containment.
+    Unclear,
+    NoDecision,
+}
+
+/// Every Bash command of the corpus that is denied or not understood in some mode: the escape
+/// attempts, the red team's, and the commands wt cannot follow (never the ordinary work, which
+/// is allowed everywhere). In corpus order, without repeats.
+pub fn bash_escapes() -> Vec<&'static str> {
+    let tables = ESCAPES.iter().chain(NOT_FOLLOWED).map(|(expect, tool, text)| (*expect, *tool, *text));
+    let red_team = RED_TEAM.iter().map(|(_, expect, text)| (*expect, "Bash", *text));
+    let mut out: Vec<&'static str> = Vec::new();
+    for (expect, tool, text) in tables.chain(red_team) {
+        if tool == "Bash" && matches!(expect, Expect::Deny | Expect::Unclear) && !out.contains(&text) {
+            out.push(text);
+        }
+    }
+    out
+}
