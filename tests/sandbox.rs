@@ -483,3 +483,35 @@ fn on_an_older_kernel_abi_commits_work_and_escapes_still_fail() {
         assert_eq!(std::fs::read_to_string(task.repo.root.join("README.md")).unwrap(), "# project\n");
     }
 }
+
+#[test]
+fn what_a_command_leaves_running_ends_with_it() {
+    let task = Task::new();
+    // A background job, and a daemon that leaves the session: both would write after the command.
+    let script = r#"(sleep 1; touch "$WT/late-job") >/dev/null 2>&1 &
+                    setsid sh -c 'sleep 1; touch "$WT/late-daemon"' >/dev/null 2>&1 &
+                    echo started"#;
+    let started = std::time::Instant::now();
+    let out = task.run(&[], &["bash", "-c", script], &[]);
+    assert_eq!(out.code(), 0, "{}", out.stderr());
+    assert!(started.elapsed() < std::time::Duration::from_secs(1), "wt did not wait for them");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    for late in ["late-job", "late-daemon"] {
+        assert!(!task.worktree.join(late).exists(), "{late} outlived the command");
+    }
+}
+
+#[test]
+fn a_stopped_command_takes_its_children_with_it() {
+    let task = Task::new();
+    let mut cmd = task.repo.command(env!("CARGO_BIN_EXE_wt"), &task.worktree);
+    cmd.arg("sandbox").arg("--root").arg(&task.worktree).arg("--");
+    cmd.args(["bash", "-c", r#"(sleep 1; touch "$0/late") & sleep 30"#]).arg(&task.worktree);
+    let child = cmd.spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(128 + 15), "SIGTERM reached the command");
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    assert!(!task.worktree.join("late").exists(), "the background job outlived the stop");
+}

@@ -86,7 +86,7 @@ pub fn main() -> ExitCode {
         Command::Hook(args) => Ok(hook_cmd::run(args, &cwd)),
         Command::CheckIgnore(args) => check_ignore_cmd::run(args, &cwd),
         Command::Doctor(args) => doctor_cmd::run(args, &cwd),
-        Command::Sandbox(args) => Err(sandbox_cmd::run(args, &cwd)),
+        Command::Sandbox(args) => sandbox_cmd::run(args, &cwd),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,5 +1,5 @@
-//! `wt sandbox --root <worktree> -- <command>`: contain a command with Landlock, then become it.
-//! The exit code is the command's; wt's own failures use the documented codes (2 bad input,
+//! `wt sandbox --root <worktree> -- <command>`: contain a command with Landlock and run it; when it
+//! ends, whatever it left running is killed. The exit code is the command's; wt's own failures use the documented codes (2 bad input,
 //! 3 environment) and, like a shell, 127 for a command that does not exist and 126 for one that
 //! cannot be run.
 
@@ -10,7 +10,7 @@ use clap::Args;
 
 use super::{CliError, exit};
 use crate::guard::rules::Reads;
-use crate::process::{Cmd, ProcessError};
+use crate::process::{Cmd, ExitDescription, ProcessError};
 use crate::sandbox::{self, HostEnv, KernelSupport, Policy, Request, SandboxError, TaskWorktree};
 
 /// A shell's code for a command it cannot find.
@@ -43,15 +43,16 @@ pub struct SandboxArgs {
     command: Vec<OsString>,
 }
 
-/// Becomes the command; returns only wt's own error.
-pub fn run(args: SandboxArgs, cwd: &Path) -> CliError {
+/// Runs the command contained, and everything it starts until it ends; its exit code is
+/// returned (128 + n when a signal n ended it, as a shell says).
+pub fn run(args: SandboxArgs, cwd: &Path) -> Result<u8, CliError> {
     // clap requires at least one word after `--` (`required = true`), so both slices exist.
     let command = Cmd::new(&args.command[0]).args(&args.command[1..]);
-    match contain(&args, cwd) {
-        Ok(tmp) => {
-            exec_error(command.env("TMPDIR", &tmp).env("TMP", &tmp).env("TEMP", &tmp).exec_replacing())
-        }
-        Err(err) => err,
+    let tmp = contain(&args, cwd)?;
+    let command = command.env("TMPDIR", &tmp).env("TMP", &tmp).env("TEMP", &tmp);
+    match command.run_supervised().map_err(exec_error)? {
+        ExitDescription::Code(code) => Ok(u8::try_from(code).unwrap_or(u8::MAX)),
+        ExitDescription::Signal(signal) => Ok(u8::try_from(128 + signal).unwrap_or(u8::MAX)),
     }
 }
 

@@ -33,7 +33,7 @@ pub struct Snapshot {
     refs: BTreeMap<String, String>,
     /// Entries in the main checkout's HEAD log when the snapshot was taken.
     head_log: usize,
-    links: BTreeMap<PathBuf, Option<String>>,
+    links: BTreeMap<PathBuf, Option<FileState>>,
     shared: BTreeMap<PathBuf, FileState>,
     /// The main checkout's HEAD and what its index records, when no kernel sandbox protects them.
     main: Option<(Option<String>, String)>,
@@ -111,7 +111,8 @@ impl Watch {
 
 pub fn take(repo: &Repo, worktree: &Path, kernel_contained: bool) -> Result<Snapshot, EngineError> {
     let common = repo.common_dir();
-    let links = link_files(worktree).into_iter().map(|path| (path.clone(), read_text(&path))).collect();
+    let links =
+        link_files(worktree).into_iter().map(|path| (path.clone(), file_state(&path, true))).collect();
     let mut shared = BTreeMap::new();
     for path in shared_files(common) {
         if let Some(state) = file_state(&path, true) {
@@ -167,14 +168,9 @@ fn check_links(
     changes: &mut Vec<String>,
 ) -> Result<(), EngineError> {
     for (path, before) in &snapshot.links {
-        if read_text(path) == *before {
-            continue;
+        if put_back(path, before.as_ref())? {
+            changes.push(format!("rewrote {} (put back)", path.display()));
         }
-        match before {
-            Some(text) => std::fs::write(path, text).map_err(|source| io(path, source))?,
-            None => remove_file(path)?,
-        }
-        changes.push(format!("rewrote {} (put back)", path.display()));
     }
     if git::current_branch(worktree)?.as_deref() != Some(branch) {
         git::point_head_at(worktree, branch)?;
@@ -242,15 +238,9 @@ fn shared_files(common: &Path) -> Vec<PathBuf> {
 
 fn check_shared(snapshot: &Snapshot, changes: &mut Vec<String>) -> Result<(), EngineError> {
     for (path, before) in &snapshot.shared {
-        if file_state(path, false).is_some_and(|now| now.digest == before.digest && now.mode == before.mode) {
-            continue;
+        if put_back(path, Some(before))? {
+            changes.push(format!("changed {} (put back)", path.display()));
         }
-        if let Some(content) = &before.content {
-            std::fs::write(path, content).map_err(|source| io(path, source))?;
-        }
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(before.mode))
-            .map_err(|source| io(path, source))?;
-        changes.push(format!("changed {} (put back)", path.display()));
     }
     for path in shared_files(&snapshot.common) {
         if !snapshot.shared.contains_key(&path) {
@@ -259,6 +249,31 @@ fn check_shared(snapshot: &Snapshot, changes: &mut Vec<String>) -> Result<(), En
         }
     }
     Ok(())
+}
+
+/// Puts the file at `path` back to `before` (None: it did not exist) when its content or mode
+/// differs; returns whether it did.
+fn put_back(path: &Path, before: Option<&FileState>) -> Result<bool, EngineError> {
+    let now = file_state(path, false);
+    let same = match (&now, before) {
+        (Some(now), Some(before)) => now.digest == before.digest && now.mode == before.mode,
+        (None, None) => true,
+        _ => false,
+    };
+    if same {
+        return Ok(false);
+    }
+    match before {
+        Some(before) => {
+            if let Some(content) = &before.content {
+                std::fs::write(path, content).map_err(|source| io(path, source))?;
+            }
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(before.mode))
+                .map_err(|source| io(path, source))?;
+        }
+        None => remove_file(path)?,
+    }
+    Ok(true)
 }
 
 fn file_state(path: &Path, keep: bool) -> Option<FileState> {

@@ -172,7 +172,12 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
             } else {
                 Content::Unknown
             };
-            checker.write_all_holding(content, name, &parsed, &targets, state);
+            if matches!(name, "chmod" | "chown" | "chgrp") {
+                checker
+                    .strictly(|checker| checker.write_all_holding(content, name, &parsed, &targets, state));
+            } else {
+                checker.write_all_holding(content, name, &parsed, &targets, state);
+            }
         }
     }
     Vec::new()

@@ -53,9 +53,11 @@ pub fn classify(path: &Path, change: Change) -> Class {
     if git == "config" || git.starts_with("hooks/") || (git == "hooks" && change != Change::Meta) {
         return Class::Guarded;
     }
-    // It compares the link files and refs by what they say, not by mode or owner.
-    let link = path == format!("repo/.worktrees/{WORKTREE}/.git");
-    if change != Change::Meta && (link || refs_guarded_by_the_check(git)) {
+    // It compares the worktree's .git link by content and mode, and refs by what they say.
+    if path == format!("repo/.worktrees/{WORKTREE}/.git") {
+        return Class::Guarded;
+    }
+    if change != Change::Meta && refs_guarded_by_the_check(git) {
         return Class::Guarded;
     }
     Class::Escape
@@ -85,7 +87,7 @@ mod tests {
         assert_eq!(class("repo/.git/refs/heads/main", Change::Content), Class::Guarded);
         assert_eq!(class("repo/.git/refs/remotes/origin/main", Change::Content), Class::Escape);
         assert_eq!(class("repo/.worktrees/abc123-task-1-1/.git", Change::Content), Class::Guarded);
-        assert_eq!(class("repo/.worktrees/abc123-task-1-1/.git", Change::Meta), Class::Escape);
+        assert_eq!(class("repo/.worktrees/abc123-task-1-1/.git", Change::Meta), Class::Guarded);
         assert_eq!(class("repo/.git/hooks/pre-commit.sample", Change::Meta), Class::Guarded);
         assert_eq!(class("repo/README.md", Change::Meta), Class::Escape);
         assert_eq!(class("scratch/tmp/x", Change::Content), Class::Escape);

@@ -30,7 +30,7 @@ pub const RED_TEAM: &[ClassCase] = &[
     ("syntax: brace expansion", Deny, "touch /tmp/{a,b}"),
     ("syntax: glob", Deny, "rm -rf ../*"),
     ("syntax: glob", Deny, "echo x > /tmp/*.log"),
-    ("syntax: glob", Unclear, "chmod -R 777 .*"),
+    ("syntax: glob", Deny, "chmod -R 777 .*"),
     ("syntax: $'…'", Deny, "rm -rf $'\\x2e\\x2e'/abc123-task-1-10"),
     ("syntax: $'…'", Deny, "echo x > $'\\057tmp\\057x'"),
     ("syntax: $\"…\"", Deny, "echo x > $\"/tmp/x\""),

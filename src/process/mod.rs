@@ -2,14 +2,16 @@
 //!
 //! Every child gets a null stdin, a C locale, no terminal prompts and no editor, and runs without
 //! the caller's `GIT_DIR`/`GIT_WORK_TREE` so it operates on the directory it is given — except
-//! `Cmd::exec_replacing`, which turns wt into a transparent wrapper and changes nothing the
-//! caller did not set. Captured
+//! under `Cmd::run_supervised` (`supervisor.rs`), which makes wt a transparent wrapper and changes
+//! nothing the caller did not set. Captured
 //! stderr goes into the error. With `WT_DEBUG=1` each call is logged to stderr with its working
 //! directory, duration and exit status.
 //!
 //! Children die with wt (`PR_SET_PDEATHSIG`), so a killed run leaves no git or git-spice process
 //! behind to race the resume; only agents, whose work is worth finishing, may outlive it
 //! (`Cmd::outlive_wt`), and a resume waits for them.
+
+mod supervisor;
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -178,25 +180,6 @@ impl Cmd {
         Ok(Started { handle, cmd: self.clone(), started: Instant::now() })
     }
 
-    /// Replaces wt with the command (`execvp`), for a transparent wrapper such as `wt sandbox`.
-    /// Unlike the runners above it changes nothing the caller did not ask for: the command
-    /// inherits wt's stdin, stdout, stderr, environment and restrictions, with only this `Cmd`'s
-    /// `dir` and `env` applied (no C locale, no null stdin, no scrubbed `GIT_DIR`, no
-    /// parent-death signal: there is no parent left). Returns only if the command could not be
-    /// started (`source.kind()` NotFound: no such program).
-    pub fn exec_replacing(&self) -> ProcessError {
-        use std::os::unix::process::CommandExt;
-        let mut command = std::process::Command::new(&self.program);
-        command.args(&self.args).envs(self.env.iter().map(|(key, value)| (key, value)));
-        if let Some(dir) = &self.dir {
-            command.current_dir(dir);
-        }
-        if std::env::var_os("WT_DEBUG").is_some_and(|v| v == "1") {
-            eprintln!("wt debug: exec {}", self.display());
-        }
-        ProcessError::Spawn { command: self.display(), source: command.exec() }
-    }
-
     fn expression(&self) -> duct::Expression {
         let mut expression = duct::cmd(&self.program, &self.args)
             .stdin_null()
@@ -312,7 +295,7 @@ impl Started {
                 return Ok(Some(status));
             }
             if timeout.is_some_and(|limit| self.started.elapsed() >= limit) {
-                self.handle.kill().map_err(error)?;
+                self.stop().map_err(error)?;
                 tick();
                 return Ok(None);
             }
@@ -320,6 +303,28 @@ impl Started {
             std::thread::sleep(pause);
             pause = (pause * 2).min(std::time::Duration::from_millis(100));
         }
+    }
+}
+
+/// How long a child asked to stop (SIGTERM) has before it is killed.
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+impl Started {
+    /// Asks the child to stop (SIGTERM: a `wt sandbox` then takes what it started with it), and
+    /// kills it if it has not ended after `STOP_GRACE`.
+    fn stop(&self) -> std::io::Result<()> {
+        if let Some(pid) = self.pid() {
+            // SAFETY: kill only sends a signal, to our own child.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
+            let asked = Instant::now();
+            while asked.elapsed() < STOP_GRACE {
+                if self.handle.try_wait()?.is_some() {
+                    return Ok(());
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        }
+        self.handle.kill()
     }
 }
 

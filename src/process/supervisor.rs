@@ -1,0 +1,144 @@
+//! A transparent child that takes everything it started with it, for `wt sandbox`.
+//!
+//! wt becomes the command's parent and the subreaper of everything below it: a background job
+//! (`cmd &`), a daemon that double-forks or calls `setsid` — all are reparented to wt when their
+//! own parent ends. When the command ends, wt kills whatever it left and exits with the command's
+//! status, so nothing a task started can act after the check that follows it. The command sees
+//! wt's stdin, stdout, stderr and environment with only this `Cmd`'s folder and variables
+//! applied; SIGTERM, SIGINT and SIGHUP sent to wt are passed on to it, and it dies with wt.
+
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use super::{Cmd, ExitDescription, ProcessError};
+
+/// The last signal wt received that the command should get too.
+static PASS_ON: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn remember(signal: libc::c_int) {
+    PASS_ON.store(signal, Ordering::SeqCst);
+}
+
+/// How many rounds of killing what is left wt does before giving up on stragglers (each round
+/// catches the children of the ones killed in the round before).
+const KILL_ROUNDS: usize = 50;
+
+impl Cmd {
+    /// Runs the command as described above and returns how it ended.
+    pub fn run_supervised(&self) -> Result<ExitDescription, ProcessError> {
+        let spawn_error = |source| ProcessError::Spawn { command: self.display(), source };
+        // SAFETY: prctl with these arguments only changes this process's own attribute.
+        if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } != 0 {
+            return Err(spawn_error(std::io::Error::last_os_error()));
+        }
+        pass_on_signals();
+        let mut command = std::process::Command::new(&self.program);
+        command.args(&self.args).envs(self.env.iter().map(|(key, value)| (key, value)));
+        if let Some(dir) = &self.dir {
+            command.current_dir(dir);
+        }
+        // SAFETY: between fork and exec the closure only calls prctl, which is async-signal-safe.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let started = std::time::Instant::now();
+        let child = command.spawn().map_err(spawn_error)?;
+        let status = wait_for(child.id() as libc::pid_t);
+        kill_what_is_left();
+        let status = ExitDescription::from(std::process::ExitStatus::from_raw(status));
+        self.trace(started, status);
+        Ok(status)
+    }
+}
+
+/// SIGTERM, SIGINT and SIGHUP are remembered instead of ending wt, so they can be passed on.
+fn pass_on_signals() {
+    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        // SAFETY: a zeroed sigaction with a handler that only stores to an atomic, and no
+        // SA_RESTART so that waitpid returns EINTR and the signal is passed on at once.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = remember as *const () as libc::sighandler_t;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+/// Waits for the command, reaping orphans that end meanwhile; returns its raw wait status.
+fn wait_for(pid: libc::pid_t) -> libc::c_int {
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid writes only to `status`.
+        let reaped = unsafe { libc::waitpid(-1, &mut status, 0) };
+        if reaped == pid {
+            return status;
+        }
+        if reaped < 0 {
+            let signal = PASS_ON.swap(0, Ordering::SeqCst);
+            if signal != 0 {
+                // SAFETY: kill only sends a signal.
+                unsafe { libc::kill(pid, signal) };
+            } else if std::io::Error::last_os_error().raw_os_error() == Some(libc::ECHILD) {
+                // Reaped elsewhere: cannot happen, as nothing else waits; report it as killed.
+                return libc::SIGKILL;
+            }
+        }
+    }
+}
+
+/// Kills every process still below wt, round after round, and reaps them. A process killed
+/// in one round may already have started a child, which is reparented to wt and found in the
+/// next round; reaping never blocks, so such a child cannot hold wt up.
+fn kill_what_is_left() {
+    // SAFETY: getpid cannot fail.
+    let me = unsafe { libc::getpid() };
+    for _ in 0..KILL_ROUNDS {
+        // SAFETY: waitpid writes only to `status` and does not block with WNOHANG.
+        while unsafe { libc::waitpid(-1, &mut 0, libc::WNOHANG) } > 0 {}
+        let left = children_of(me);
+        if left.is_empty() {
+            return;
+        }
+        for pid in left {
+            // SAFETY: kill only sends a signal, to a child of wt.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+/// The processes whose parent is `parent`, from `/proc/<pid>/stat`.
+fn children_of(parent: libc::pid_t) -> Vec<libc::pid_t> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<libc::pid_t>().ok())
+        .filter(|pid| parent_of(*pid) == Some(parent))
+        .collect()
+}
+
+fn parent_of(pid: libc::pid_t) -> Option<libc::pid_t> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name in parentheses may hold spaces; the parent follows the state letter.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parent_is_read_past_a_command_name_with_spaces() {
+        // SAFETY: getpid and getppid cannot fail.
+        let (me, parent) = unsafe { (libc::getpid(), libc::getppid()) };
+        assert_eq!(parent_of(me), Some(parent));
+        assert_eq!(parent_of(-1), None);
+    }
+}
