@@ -195,7 +195,7 @@ fn wt_step_checks_what_a_subagent_changed_against_the_hand_out() {
 fn a_background_job_cannot_move_a_branch_after_the_check() {
     let repo = TestRepo::new();
     let main = rev(&repo, "main");
-    let run = "echo work > work.txt && git add work.txt && git commit -qm work && \
+    let run = "echo work > work.txt && git add work.txt && git commit -qm work; \
                (sleep 1; git update-ref refs/heads/main HEAD) >/dev/null 2>&1 &";
     let out = repo.wt(&["run", plan(&repo, "a7c008", run).to_str().unwrap()]);
     assert_eq!(out.code(), 0, "{}\n{}", out.stdout(), out.stderr());

@@ -515,3 +515,26 @@ fn a_stopped_command_takes_its_children_with_it() {
     std::thread::sleep(std::time::Duration::from_millis(1200));
     assert!(!task.worktree.join("late").exists(), "the background job outlived the stop");
 }
+
+#[test]
+fn a_command_cannot_signal_outside_make_devices_or_reach_a_terminal() {
+    let task = Task::new();
+    let mut outside = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+    let pid = outside.id().to_string();
+    let out = task.run(&[], &["bash", "-c", r#"kill -TERM "$VICTIM""#], &[("VICTIM", &pid)]);
+    assert_ne!(out.code(), 0, "the signal went out");
+    assert!(out.stderr().contains("Operation not permitted"), "{}", out.stderr());
+    assert!(outside.try_wait().unwrap().is_none(), "the process outside is still running");
+    outside.kill().unwrap();
+    let _ = outside.wait();
+
+    let out = task.run(&[], &["bash", "-c", "mknod blk b 7 0"], &[]);
+    assert_ne!(out.code(), 0, "a device node was made");
+    assert!(!task.worktree.join("blk").exists());
+
+    // The command leads a session of its own: it has no controlling terminal to type into.
+    let session = r#"read -r _ _ _ _ _ sid _ < /proc/self/stat; [ "$sid" = "$$" ] || { echo "session $sid, pid $$"; exit 1; }; exec 3>/dev/tty"#;
+    let out = task.run(&[], &["bash", "-c", session], &[]);
+    assert_ne!(out.code(), 0, "{}", out.stdout());
+    assert!(!out.stdout().contains("session"), "{}", out.stdout());
+}

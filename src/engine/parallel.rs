@@ -8,7 +8,6 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use super::EngineError;
 use super::event::{Activity, Event};
-use super::integrity::Allowed;
 use super::placement::place_in_own_worktree;
 use super::run::Run;
 use super::task::{Progress, TaskOutcome, execute_task};
@@ -17,13 +16,11 @@ use crate::agent::Agent;
 use crate::plan::{Phase, Task, TaskId};
 use crate::store::TaskState;
 
-/// A task about to run: the commit its branch starts from, whether an agent ever ran for it, and
-/// what it may leave changed besides its branch.
+/// A task about to run: the commit its branch starts from, and whether an agent ever ran for it.
 #[derive(Clone)]
 struct Claim {
     base_commit: String,
     fresh: bool,
-    allowed: Allowed,
 }
 
 enum Report {
@@ -50,12 +47,11 @@ pub fn run_parallel_phase(
         }
     }
     let mut claimed = Vec::with_capacity(pending.len());
-    let allowed = run.allowed_refs(phase);
     for task in pending {
         // A task no agent has started on has nothing in its worktree but a checkout.
         let fresh = run.task_state(task.id) == TaskState::Pending;
         let base_commit = run.claim_task(&task, phase_base)?;
-        claimed.push((task, Claim { base_commit, fresh, allowed: allowed.clone() }));
+        claimed.push((task, Claim { base_commit, fresh }));
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
@@ -130,7 +126,7 @@ fn run_worker(
     if acknowledged.blocking_recv().is_err() {
         return Ok(TaskOutcome::Failed("the run stopped before the task's agent could start".into()));
     }
-    execute_task(ws, agent, task, &worktree, &claim.base_commit, &claim.allowed, &mut |progress| {
+    execute_task(ws, agent, task, &worktree, &claim.base_commit, &mut |progress| {
         let _ = reports.send(Report::Progress(task.id, progress));
     })
 }

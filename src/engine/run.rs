@@ -6,12 +6,11 @@ use std::sync::Arc;
 
 use super::EngineError;
 use super::event::{Activity, Event, EventSink};
-use super::integrity::Allowed;
 use super::journal::Step;
 use super::task::{Progress, TaskOutcome};
 use super::workspace::Workspace;
 use crate::git::Repo;
-use crate::plan::{Phase, Plan, Task, TaskId};
+use crate::plan::{Plan, Task, TaskId};
 use crate::store::{FileLock, LockError, RunManifest, StateLayout, TaskRecord, TaskState};
 
 pub struct Run<'s> {
@@ -155,11 +154,6 @@ impl<'s> Run<'s> {
                 }
             }
         }
-    }
-
-    /// What a task of `phase` may leave changed besides its branch (see `integrity`).
-    pub fn allowed_refs(&self, phase: &Phase) -> Allowed {
-        Allowed::for_phase(&self.ws.layout, &self.ws.run_id, phase.tasks.iter().map(|t| t.branch.as_str()))
     }
 
     /// Says that a task verified in an earlier attempt is not run again.

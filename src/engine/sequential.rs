@@ -18,7 +18,6 @@ pub fn run_sequential_phase(
     phase_base: &str,
 ) -> Result<bool, EngineError> {
     let mut below = phase_base.to_owned();
-    let allowed = run.allowed_refs(phase);
     for task in &phase.tasks {
         if run.task_state(task.id) == TaskState::Verified {
             run.skip_verified(task);
@@ -36,7 +35,7 @@ pub fn run_sequential_phase(
         place_in_main(&run.ws, task, &below)?;
         run.start_task(task.id)?;
         let ws = run.ws.clone();
-        let outcome = execute_task(&ws, agent, task, &worktree, &base_commit, &allowed, &mut |progress| {
+        let outcome = execute_task(&ws, agent, task, &worktree, &base_commit, &mut |progress| {
             run.report_progress(task.id, progress)
         })?;
         if !run.record_outcome(task, outcome)? {

@@ -69,18 +69,16 @@ impl Prompt {
     }
 }
 
-/// Runs `task` with `agent` in `worktree`, whose branch started at `base_commit`; the task may
-/// leave changed only what `allowed` names besides its own branch.
+/// Runs `task` with `agent` in `worktree`, whose branch started at `base_commit`.
 pub fn execute_task(
     ws: &Workspace,
     agent: &Agent,
     task: &Task,
     worktree: &Path,
     base_commit: &str,
-    allowed: &Allowed,
     report: &mut dyn FnMut(Progress),
 ) -> Result<TaskOutcome, EngineError> {
-    let watch = watch(ws, worktree, allowed)?;
+    let watch = watch(ws, task, worktree)?;
     let prompt = Prompt::write(ws, task, worktree)?;
     let context = prompt.context(ws, task, worktree);
     let log = context.log();
@@ -121,9 +119,9 @@ pub fn execute_task(
 }
 
 /// Starts watching a task: a snapshot of what it must leave alone.
-pub fn watch(ws: &Workspace, worktree: &Path, allowed: &Allowed) -> Result<Watch, EngineError> {
+pub fn watch(ws: &Workspace, task: &Task, worktree: &Path) -> Result<Watch, EngineError> {
     let snapshot = integrity::take(&ws.repo, worktree, ws.containment == Containment::Kernel)?;
-    Ok(Watch { snapshot, allowed: allowed.clone() })
+    Ok(Watch { snapshot, allowed: Allowed::for_task(&ws.layout, &ws.run_id, &task.branch) })
 }
 
 /// What follows an agent, wherever it ran (here, or as a Claude Code subagent): commit what it

@@ -8,11 +8,11 @@ mod workdir;
 mod worktree;
 
 pub use exclude::{ensure_excluded, is_ignored};
-pub use refs::{point_head_at, put_back_ref};
+pub use refs::{SYMBOLIC, put_back_ref};
 pub use repo::Repo;
 pub use workdir::{
-    abort_rebase, commit_all, current_branch, detach, head_commit, open_worktree, rebase_in_progress,
-    status_paths, switch, worktree_admin_dir,
+    abort_rebase, commit_all, current_branch, detach, head_commit, nested_repositories, open_worktree,
+    rebase_in_progress, status_paths, switch, worktree_admin_dir,
 };
 pub use worktree::{add_detached, list_worktrees, remove_incomplete_worktree_records, remove_worktree};
 
@@ -33,5 +33,24 @@ pub enum GitError {
 }
 
 fn git(dir: &std::path::Path) -> crate::process::Cmd {
-    crate::process::Cmd::new("git").dir(dir)
+    with_config(crate::process::Cmd::new("git").dir(dir), &[])
+}
+
+/// Settings every git wt runs, and every git-spice (and the git processes those start, which
+/// inherit them) gets on top of the repository's: wt's git works in folders an agent wrote, so
+/// nothing there may make it run a program — no fsmonitor (a nested repository's config names
+/// one), no hooks (yours would run on the agent's files, outside the sandbox), no look inside
+/// nested repositories.
+const SAFE_CONFIG: [(&str, &str); 3] =
+    [("core.fsmonitor", "false"), ("core.hooksPath", "/dev/null"), ("diff.ignoreSubmodules", "all")];
+
+/// `cmd` with `SAFE_CONFIG` and `extra` as command-line configuration (`GIT_CONFIG_COUNT`, which
+/// wins over every config file).
+pub fn with_config(cmd: crate::process::Cmd, extra: &[(&str, &str)]) -> crate::process::Cmd {
+    let pairs: Vec<&(&str, &str)> = SAFE_CONFIG.iter().chain(extra).collect();
+    let mut cmd = cmd.env("GIT_CONFIG_COUNT", pairs.len().to_string());
+    for (index, (key, value)) in pairs.into_iter().enumerate() {
+        cmd = cmd.env(format!("GIT_CONFIG_KEY_{index}"), key).env(format!("GIT_CONFIG_VALUE_{index}"), value);
+    }
+    cmd
 }

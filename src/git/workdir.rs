@@ -15,6 +15,28 @@ pub fn status_paths(dir: &Path) -> Result<Vec<String>, GitError> {
     Ok(statuses.iter().filter_map(|entry| entry.path().ok().map(str::to_owned)).collect())
 }
 
+/// Git repositories nested in the worktree `dir`: a gitlink in its index, or a folder git would
+/// add as one (it holds a `.git`). Looking at the worktree, git runs such a repository's own
+/// configured programs (fsmonitor, clean filters) — outside any sandbox when wt does it.
+pub fn nested_repositories(dir: &Path) -> Result<Vec<std::path::PathBuf>, GitError> {
+    let repo = open_worktree(dir)?;
+    let mut found = std::collections::BTreeSet::new();
+    for entry in repo.index()?.iter() {
+        if entry.mode == GITLINK_MODE {
+            found.insert(dir.join(String::from_utf8_lossy(&entry.path).as_ref()));
+        }
+    }
+    // Untracked ones: git lists a nested repository as a folder (`sub/`) and runs nothing in it.
+    let out = git(dir).args(["ls-files", "--others", "--exclude-standard", "-z"]).read()?;
+    for path in out.stdout.split('\0').filter(|path| path.ends_with('/')) {
+        found.insert(dir.join(path.trim_end_matches('/')));
+    }
+    Ok(found.into_iter().filter(|path| path.join(".git").symlink_metadata().is_ok()).collect())
+}
+
+/// The index mode of a gitlink (a commit of another repository).
+const GITLINK_MODE: u32 = 0o160000;
+
 /// Opens a worktree and resolves its HEAD: fails for a folder git cannot use (half created).
 pub fn open_worktree(dir: &Path) -> Result<git2::Repository, GitError> {
     let repo = git2::Repository::open(dir)?;
@@ -80,4 +102,39 @@ pub fn worktree_admin_dir(worktree: &Path) -> Option<std::path::PathBuf> {
     let text = std::fs::read_to_string(worktree.join(".git")).ok()?;
     let admin = text.trim().strip_prefix("gitdir:")?.trim();
     Some(worktree.join(admin))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_repositories_are_found_committed_and_untracked() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path();
+        let run = |args: &[&str], at: &Path| {
+            let out = crate::process::Cmd::new("git")
+                .args(args)
+                .dir(at)
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .env("GIT_AUTHOR_NAME", "a")
+                .env("GIT_AUTHOR_EMAIL", "a@example.com")
+                .env("GIT_COMMITTER_NAME", "a")
+                .env("GIT_COMMITTER_EMAIL", "a@example.com")
+                .read();
+            out.unwrap();
+        };
+        run(&["init", "-q", "-b", "main"], dir);
+        run(&["commit", "-q", "--allow-empty", "-m", "init"], dir);
+        for nested in ["committed", "deep/untracked"] {
+            std::fs::create_dir_all(dir.join(nested)).unwrap();
+            run(&["init", "-q"], &dir.join(nested));
+            run(&["commit", "-q", "--allow-empty", "-m", "n"], &dir.join(nested));
+        }
+        std::fs::write(dir.join("plain.txt"), "x").unwrap();
+        run(&["add", "committed"], dir);
+        run(&["commit", "-q", "-m", "gitlink"], dir);
+        let found = nested_repositories(dir).unwrap();
+        assert_eq!(found, [dir.join("committed"), dir.join("deep/untracked")]);
+    }
 }

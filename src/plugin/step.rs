@@ -154,7 +154,7 @@ fn sequential(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<PhaseEnd
 }
 
 fn dispatch_one(run: &mut Run, phase: &Phase, task: &Task) -> Result<PhaseEnd<StepOutcome>, StepError> {
-    match hand_out(run, phase, task)? {
+    match hand_out(run, task)? {
         Some(slot) => Ok(PhaseEnd::Paused(dispatch(run, phase, &[(task, slot)]))),
         None => Err(no_slot(run)),
     }
@@ -182,7 +182,7 @@ fn parallel(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<PhaseEnd<S
     // A task that is due but found every worker slot out: the phase cannot end yet.
     let mut no_worker = false;
     for task in again {
-        match hand_out(run, phase, task)? {
+        match hand_out(run, task)? {
             Some(slot) => out.push((task, slot)),
             None => no_worker = true,
         }
@@ -198,7 +198,7 @@ fn parallel(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<PhaseEnd<S
         let fresh = state == TaskState::Pending;
         run.claim_task(task, phase_base)?;
         place_in_own_worktree(&run.ws, task, phase_base, !fresh)?;
-        match hand_out(run, phase, task)? {
+        match hand_out(run, task)? {
             Some(slot) => out.push((task, slot)),
             None => no_worker = true,
         }
@@ -280,7 +280,7 @@ fn load_watch(run: &Run, task: &Task) -> Result<Result<Watch, String>, EngineErr
 /// every slot is out. Under the repository lock, so two runs never lease the same slot, and the
 /// lease and the manifest are written together (a lease the manifest does not confirm is free).
 /// Before the task is marked out, a snapshot of what it must leave alone is written.
-fn hand_out(run: &mut Run, phase: &Phase, task: &Task) -> Result<Option<usize>, EngineError> {
+fn hand_out(run: &mut Run, task: &Task) -> Result<Option<usize>, EngineError> {
     let _repo_lock = run.ws.repo_lock()?;
     let layout = run.ws.layout.clone();
     let own = Lease { run_id: run.ws.run_id.clone(), phase: task.id.phase, task: task.id.task };
@@ -292,7 +292,7 @@ fn hand_out(run: &mut Run, phase: &Phase, task: &Task) -> Result<Option<usize>, 
     let Some(slot) = held.or_else(free) else {
         return Ok(None);
     };
-    let watch = watch(&run.ws, &run.task_worktree(task.id), &run.allowed_refs(phase))?;
+    let watch = watch(&run.ws, task, &run.task_worktree(task.id))?;
     let watch_file = layout.task_watch(&run.ws.run_id, task.id);
     let bytes = serde_json::to_vec(&watch).map_err(|err| EngineError::Io {
         context: "recording the task's snapshot".into(),

@@ -37,10 +37,12 @@ impl Cmd {
         if let Some(dir) = &self.dir {
             command.current_dir(dir);
         }
-        // SAFETY: between fork and exec the closure only calls prctl, which is async-signal-safe.
+        // SAFETY: between fork and exec the closure only calls prctl and setsid, which are
+        // async-signal-safe. A session of its own leaves the command without a controlling
+        // terminal: it cannot type into yours.
         unsafe {
             command.pre_exec(|| {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || libc::setsid() < 0 {
                     return Err(std::io::Error::last_os_error());
                 }
                 Ok(())

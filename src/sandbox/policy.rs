@@ -9,14 +9,14 @@ use super::caches::{self, HostEnv, Named};
 use super::worktree::TaskWorktree;
 use crate::guard::SandboxConfig;
 
-/// Device files an ordinary shell writes or opens for writing.
+/// Device files an ordinary shell writes or opens for writing. No terminal: the command runs in
+/// a session of its own without one (a terminal it could write to or type into — TIOCSTI — is a
+/// way out of any sandbox), so `/dev/tty`, `/dev/pts` and `/dev/ptmx` are left out; a project
+/// whose tests need a pseudo-terminal can add them with `allow_write`.
 const DEVICES: &[(&str, &str)] = &[
     ("/dev/null", "discarded output (`> /dev/null`)"),
     ("/dev/zero", "zeros for `dd` and test fixtures"),
     ("/dev/full", "test suites checking how a write error is handled; stores nothing"),
-    ("/dev/tty", "the controlling terminal (prompts, `read < /dev/tty`)"),
-    ("/dev/pts", "pseudo-terminals: a command reopening its own terminal, or one allocated for it"),
-    ("/dev/ptmx", "allocating a pseudo-terminal (`script`, Python's pty, test harnesses)"),
     ("/dev/shm", "POSIX shared memory and semaphores (Python multiprocessing); holds no project file"),
 ];
 

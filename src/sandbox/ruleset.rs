@@ -1,10 +1,10 @@
 //! Turning a `Policy` into a Landlock ruleset on the calling thread. After `restrict_self` the
 //! restriction holds for this process and everything it starts, and cannot be lifted; the caller
-//! then replaces the process with the command (`Cmd::exec_replacing`) from this same thread.
+//! then starts the command (`Cmd::run_supervised`) from this same thread.
 
 use landlock::{
     ABI, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
-    RulesetStatus,
+    RulesetStatus, Scope,
 };
 
 use super::SandboxError;
@@ -34,6 +34,15 @@ pub struct Enforcement {
 /// The first ABI with TCP rules.
 const NETWORK_ABI: u32 = 4;
 
+/// The first ABI that scopes signals and abstract Unix sockets to the sandbox.
+const SCOPE_ABI: u32 = 6;
+
+/// Rights never granted, even where writing is: making device nodes (a block device is the raw
+/// disk beneath every file).
+fn never_granted() -> BitFlags<AccessFs> {
+    AccessFs::MakeBlock | AccessFs::MakeChar
+}
+
 /// Restricts the calling thread (and what it will exec) to `policy`, on a kernel with `abi`.
 pub fn restrict_self(policy: &Policy, abi: u32) -> Result<Enforcement, SandboxError> {
     let target = requested_abi(abi);
@@ -42,6 +51,12 @@ pub fn restrict_self(policy: &Policy, abi: u32) -> Result<Enforcement, SandboxEr
     let handled = if policy.deny_reads { write | read } else { write };
     let mut ruleset = Ruleset::default().handle_access(handled)?;
     let mut names: Vec<String> = handled.iter().map(|right| format!("{right:?}")).collect();
+    if abi >= SCOPE_ABI {
+        // No signal to a process outside the sandbox (wt, your programs, other tasks), and no
+        // connection to an abstract Unix socket outside it (X11, some session buses).
+        ruleset = ruleset.scope(Scope::Signal | Scope::AbstractUnixSocket)?;
+        names.extend(["Signal".to_owned(), "AbstractUnixSocket".to_owned()]);
+    }
     if policy.deny_network {
         if abi < NETWORK_ABI {
             return Err(SandboxError::NoNetworkRules { abi });
@@ -53,7 +68,7 @@ pub fn restrict_self(policy: &Policy, abi: u32) -> Result<Enforcement, SandboxEr
     let mut ruleset = ruleset.create()?;
     for grant in &policy.grants {
         let mut rights = match grant.access {
-            Access::Write => handled,
+            Access::Write => handled & !never_granted(),
             Access::Read => read & handled,
         };
         if !grant.is_dir {

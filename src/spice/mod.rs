@@ -105,12 +105,8 @@ impl Spice {
     }
 
     fn cmd(&self, dir: &Path) -> Cmd {
-        Cmd::new(&self.bin)
-            .dir(dir)
-            .arg("--no-prompt")
-            .env("GIT_CONFIG_COUNT", "1")
-            .env("GIT_CONFIG_KEY_0", "spice.branchCreate.prefix")
-            .env("GIT_CONFIG_VALUE_0", "")
+        let cmd = Cmd::new(&self.bin).dir(dir).arg("--no-prompt");
+        crate::git::with_config(cmd, &[("spice.branchCreate.prefix", "")])
     }
 
     /// `repo init --trunk <trunk>`: makes git-spice know the repository.
