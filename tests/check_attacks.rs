@@ -144,3 +144,29 @@ run = '''echo good > good.txt'''
     let victim = repo.git(&["log", "--format=%s", "c4a011-task-1-2-victim"]);
     assert!(!victim.contains("evil"), "{victim}");
 }
+
+#[test]
+fn a_branch_planted_for_a_task_that_has_not_started_is_refused() {
+    // A task's branch made by someone else between its claim and its placement (by a task of
+    // another run, say, whose check allows that run's branches) at a commit of their choosing:
+    // the task must not start on it.
+    let repo = TestRepo::new();
+    repo.git(&["commit", "--quiet", "--allow-empty", "-m", "older"]);
+    repo.git(&["commit", "--quiet", "--allow-empty", "-m", "base"]);
+    let older = rev(&repo, "HEAD~1");
+    let plan = plan(&repo, "c4a012", "echo work > work.txt");
+    let crashed = repo.wt_with_env(&["run", plan.to_str().unwrap()], &[("WT_CRASH_AT", "claim@1.1:after")]);
+    assert!(crashed.stderr().contains("aborting at step"), "{}", crashed.stderr());
+    repo.git(&["branch", "c4a012-task-1-1-attack", &older]);
+    let resumed = repo.wt(&["run", plan.to_str().unwrap()]);
+    assert_ne!(resumed.code(), 0, "{}\n{}", resumed.stdout(), resumed.stderr());
+    assert!(
+        resumed
+            .stderr()
+            .contains("branch c4a012-task-1-1-attack already exists and was not created by run c4a012"),
+        "{}",
+        resumed.stderr()
+    );
+    let worktree = repo.root.join(".worktrees/c4a012-main");
+    assert!(!worktree.join("work.txt").exists(), "the task ran on the planted branch");
+}

@@ -110,7 +110,7 @@ fn containment(args: &GuardArgs, rules: Option<PathBuf>) -> Result<Containment, 
     Ok(if args.contained {
         Containment::Contained
     } else if args.sandbox_wrap {
-        Containment::SandboxWrap { exe: crate::process::own_exe()?, rules, tmp: None }
+        Containment::SandboxWrap { exe: crate::process::own_exe()?, rules, folders: None }
     } else {
         Containment::HookOnly
     })

@@ -11,7 +11,7 @@ use clap::Args;
 use super::{CliError, exit};
 use crate::guard::rules::Reads;
 use crate::process::{Cmd, ExitDescription, ProcessError};
-use crate::sandbox::{self, HostEnv, KernelSupport, Policy, Request, SandboxError, TaskWorktree};
+use crate::sandbox::{self, HostEnv, KernelSupport, Policy, Prepared, Request, SandboxError, TaskWorktree};
 
 /// A shell's code for a command it cannot find.
 const COMMAND_NOT_FOUND: u8 = 127;
@@ -38,26 +38,57 @@ pub struct SandboxArgs {
     /// <git dir>/spectacular/tmp/<worktree folder name>.
     #[arg(long, value_name = "DIR")]
     tmp: Option<PathBuf>,
+    /// The task's own object folder (GIT_OBJECT_DIRECTORY): the repository's objects are read, not
+    /// written; default: <git dir>/spectacular/objects/<worktree folder name>.
+    #[arg(long, value_name = "DIR")]
+    objects: Option<PathBuf>,
     /// The command to run and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<OsString>,
 }
 
-/// Runs the command contained, and everything it starts until it ends; its exit code is
-/// returned (128 + n when a signal n ended it, as a shell says).
+/// Runs the command contained, and everything it starts until it ends; then takes the objects
+/// it made into the repository. Its exit code is returned (128 + n when a signal n ended it, as
+/// a shell says).
 pub fn run(args: SandboxArgs, cwd: &Path) -> Result<u8, CliError> {
     // clap requires at least one word after `--` (`required = true`), so both slices exist.
     let command = Cmd::new(&args.command[0]).args(&args.command[1..]);
-    let tmp = contain(&args, cwd)?;
-    let command = command.env("TMPDIR", &tmp).env("TMP", &tmp).env("TEMP", &tmp);
-    match command.run_supervised().map_err(exec_error)? {
+    let (worktree, policy, mut prepared) = contain(&args, cwd)?;
+    let tmp = &policy.tmp;
+    let command = command
+        .env("TMPDIR", tmp)
+        .env("TMP", tmp)
+        .env("TEMP", tmp)
+        .env("GIT_OBJECT_DIRECTORY", &policy.objects)
+        .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &policy.alternate);
+    let confine = move || prepared.as_mut().map_or(Ok(()), Prepared::enforce);
+    let ended = command.run_supervised(confine).map_err(exec_error)?;
+    take_objects_in(&worktree, &policy.objects);
+    match ended {
         ExitDescription::Code(code) => Ok(u8::try_from(code).unwrap_or(u8::MAX)),
         ExitDescription::Signal(signal) => Ok(u8::try_from(128 + signal).unwrap_or(u8::MAX)),
     }
 }
 
-/// Checks the worktree, restricts this process and returns the task's temporary folder.
-fn contain(args: &SandboxArgs, cwd: &Path) -> Result<PathBuf, CliError> {
+/// The objects the command made go into the repository (wt checks each is what its name says);
+/// a failure is said, the command's exit code stands.
+fn take_objects_in(worktree: &TaskWorktree, objects: &Path) {
+    let imported = crate::git::Repo::discover(worktree.root()).and_then(|repo| repo.import_objects(objects));
+    match imported {
+        Ok(imported) if imported.mislabeled.is_empty() => {}
+        Ok(imported) => eprintln!(
+            "wt sandbox: left out objects whose content does not match their names: {}",
+            imported.mislabeled.join(", ")
+        ),
+        Err(err) => eprintln!(
+            "wt sandbox: the command's git objects stay in {} ({err}); wt takes them in after the task",
+            objects.display()
+        ),
+    }
+}
+
+/// Checks the worktree and builds the policy and, when the kernel has Landlock, its ruleset.
+fn contain(args: &SandboxArgs, cwd: &Path) -> Result<(TaskWorktree, Policy, Option<Prepared>), CliError> {
     let worktree = TaskWorktree::open(&cwd.join(&args.root)).map_err(sandbox_error)?;
     if let Some(branch) = &args.branch {
         worktree.check_branch(branch).map_err(sandbox_error)?;
@@ -70,6 +101,7 @@ fn contain(args: &SandboxArgs, cwd: &Path) -> Result<PathBuf, CliError> {
     }
     let request = Request {
         tmp: args.tmp.as_ref().map(|tmp| cwd.join(tmp)),
+        objects: args.objects.as_ref().map(|objects| cwd.join(objects)),
         allow_write: args.allow_write.iter().map(|path| cwd.join(path)).collect(),
         config: rules.sandbox.clone(),
         deny_reads: rules.reads == Some(Reads::DenyOutside),
@@ -80,23 +112,24 @@ fn contain(args: &SandboxArgs, cwd: &Path) -> Result<PathBuf, CliError> {
     if debug {
         print_policy(&policy);
     }
-    match support {
+    let prepared = match support {
         KernelSupport::Available { abi } => {
-            let enforcement = sandbox::restrict_self(&policy, abi).map_err(sandbox_error)?;
+            let prepared = sandbox::prepare(&policy, abi).map_err(sandbox_error)?;
             if debug {
-                let completeness = if enforcement.complete { "fully" } else { "partly" };
-                eprintln!(
-                    "wt debug: sandbox: Landlock ABI {} {completeness} enforced, handling {}",
-                    enforcement.abi,
-                    enforcement.handled.join(", ")
-                );
+                let enforcement = &prepared.enforcement;
+                let handled = enforcement.handled.join(", ");
+                eprintln!("wt debug: sandbox: Landlock ABI {}, handling {handled}", enforcement.abi);
             }
+            Some(prepared)
         }
-        unavailable => eprintln!(
-            "wt sandbox: {unavailable}; the command runs contained by policy only ([sandbox] required = false)"
-        ),
-    }
-    Ok(policy.tmp)
+        unavailable => {
+            eprintln!(
+                "wt sandbox: {unavailable}; the command runs contained by policy only ([sandbox] required = false)"
+            );
+            None
+        }
+    };
+    Ok((worktree, policy, prepared))
 }
 
 fn print_policy(policy: &Policy) {
@@ -152,8 +185,7 @@ fn sandbox_error(err: SandboxError) -> CliError {
         SandboxError::Read { .. }
         | SandboxError::Tmp { .. }
         | SandboxError::OpenRulePath { .. }
-        | SandboxError::Ruleset(_)
-        | SandboxError::NotEnforced => CliError::new(exit::ENVIRONMENT, message),
+        | SandboxError::Ruleset(_) => CliError::new(exit::ENVIRONMENT, message),
         SandboxError::NoNetworkRules { .. } => CliError::new(exit::ENVIRONMENT, message)
             .hint("run on a newer kernel, or remove network = \"deny\" from [sandbox] and close the network another way"),
     }

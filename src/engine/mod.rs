@@ -39,7 +39,7 @@ pub use placement::{has_work, place_in_main, place_in_own_worktree};
 pub use prepare::{EXCLUDES, prepare};
 pub use run::{Run, load_run};
 pub use submit::{SubmitRequest, SubmittedBranch, submit};
-pub use task::{TaskOutcome, finish_task, watch};
+pub use task::{TaskOutcome, finish_task, take_back, watch};
 pub use workspace::WORKTREES_DIR;
 
 use crate::plan::Plan;

@@ -120,7 +120,7 @@ fn run_worker(
 ) -> Result<TaskOutcome, EngineError> {
     let _ = reports.send(Report::Progress(task.id, Progress::Activity(Activity::Preparing)));
     let worktree = ws.task_worktree(task.id);
-    place_in_own_worktree(ws, task, phase_base, !claim.fresh)?;
+    place_in_own_worktree(ws, task, phase_base, claim.fresh.then_some(claim.base_commit.as_str()))?;
     let (recorded, acknowledged) = oneshot::channel();
     let _ = reports.send(Report::Prepared(task.id, recorded));
     if acknowledged.blocking_recv().is_err() {

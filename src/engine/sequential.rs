@@ -31,8 +31,9 @@ pub fn run_sequential_phase(
             branch: task.branch.clone(),
             worktree: worktree.clone(),
         });
+        let fresh = run.task_state(task.id) == TaskState::Pending;
         let base_commit = run.claim_task(task, &below)?;
-        place_in_main(&run.ws, task, &below)?;
+        place_in_main(&run.ws, task, &below, fresh.then_some(base_commit.as_str()))?;
         run.start_task(task.id)?;
         let ws = run.ws.clone();
         let outcome = execute_task(&ws, agent, task, &worktree, &base_commit, &mut |progress| {

@@ -14,7 +14,7 @@ use crate::agent::{Agent, TaskContext, render_prompt, with_task_env};
 use crate::git;
 use crate::plan::{Task, commit_message};
 use crate::process::{Cmd, ExitDescription};
-use crate::store::Containment;
+use crate::store::{Containment, FileLock};
 
 /// What a running task tells its coordinator.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,7 +78,7 @@ pub fn execute_task(
     base_commit: &str,
     report: &mut dyn FnMut(Progress),
 ) -> Result<TaskOutcome, EngineError> {
-    let watch = watch(ws, task, worktree)?;
+    let watch = watch(ws, task, worktree, &ws.repo_lock()?)?;
     let prompt = Prompt::write(ws, task, worktree)?;
     let context = prompt.context(ws, task, worktree);
     let log = context.log();
@@ -99,7 +99,7 @@ pub fn execute_task(
         }))
     })?;
     report(Progress::AgentPid(None));
-    if let Some(failure) = watch.verdict(&ws.repo, worktree, &task.branch)? {
+    if let Some(failure) = take_back(ws, task, worktree, &watch)? {
         return Ok(TaskOutcome::Failed(failure));
     }
     let failure = match finished {
@@ -118,8 +118,32 @@ pub fn execute_task(
     }
 }
 
-/// Starts watching a task: a snapshot of what it must leave alone.
-pub fn watch(ws: &Workspace, task: &Task, worktree: &Path) -> Result<Watch, EngineError> {
+/// What follows each command of a task (its agent, its verify, a subagent's turn): the objects it
+/// made are taken into the repository, then the repository is checked against `watch`. Returns
+/// why the task fails, if it does. Under the repository lock: a sibling's branch that wt is
+/// creating meanwhile is there only once its worktree's HEAD log explains it.
+pub fn take_back(
+    ws: &Workspace,
+    task: &Task,
+    worktree: &Path,
+    watch: &Watch,
+) -> Result<Option<String>, EngineError> {
+    let _repo_lock = ws.repo_lock()?;
+    let imported = ws.repo.import_objects(&ws.layout.task_objects(&ws.run_id, task.id))?;
+    let mut failures: Vec<String> = watch.verdict(&ws.repo, worktree, &task.branch)?.into_iter().collect();
+    if !imported.mislabeled.is_empty() {
+        failures.push(format!(
+            "the task left objects whose content does not match their names ({}); they were not taken into \
+             the repository",
+            imported.mislabeled.join(", ")
+        ));
+    }
+    Ok((!failures.is_empty()).then(|| failures.join("; ")))
+}
+
+/// Starts watching a task: a snapshot of what it must leave alone, taken under the repository
+/// lock (`_held`) so that no change of wt's own is half made.
+pub fn watch(ws: &Workspace, task: &Task, worktree: &Path, _held: &FileLock) -> Result<Watch, EngineError> {
     let snapshot = integrity::take(&ws.repo, worktree, ws.containment == Containment::Kernel)?;
     Ok(Watch { snapshot, allowed: Allowed::for_task(&ws.layout, &ws.run_id, &task.branch) })
 }
@@ -148,7 +172,7 @@ pub fn finish_task(
     let Some(verify) = &task.verify else { return Ok(TaskOutcome::Verified) };
     report(Progress::Activity(Activity::Verifying));
     let outcome = run_verify(ws, task, worktree, verify)?;
-    match watch.verdict(&ws.repo, worktree, &task.branch)? {
+    match take_back(ws, task, worktree, watch)? {
         Some(failure) => Ok(TaskOutcome::Failed(format!("verify: {failure}"))),
         None => Ok(outcome),
     }
@@ -201,6 +225,8 @@ fn contained(ws: &Workspace, task: &Task, worktree: &Path, cmd: Cmd) -> Cmd {
         .arg(ws.layout.guard_rules(&ws.run_id))
         .arg("--tmp")
         .arg(ws.layout.task_tmp(&ws.run_id, task.id))
+        .arg("--objects")
+        .arg(ws.layout.task_objects(&ws.run_id, task.id))
         .arg("--");
     cmd.inside(sandbox)
 }

@@ -2,6 +2,7 @@
 //! CLI (via `process`), parsing porcelain output only.
 
 mod exclude;
+mod objects;
 mod refs;
 mod repo;
 mod workdir;

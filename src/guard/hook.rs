@@ -40,7 +40,7 @@ pub enum Containment {
     /// The agent cannot be sandboxed as a whole (the plugin's workers are subagents of the user's
     /// session): every Bash call that is not denied is allowed rewritten to run inside
     /// `<exe> sandbox`, with these rules and this temporary folder.
-    SandboxWrap { exe: PathBuf, rules: Option<PathBuf>, tmp: Option<PathBuf> },
+    SandboxWrap { exe: PathBuf, rules: Option<PathBuf>, folders: Option<super::wrap::TaskFolders> },
 }
 
 /// The built-in policy, then the configured rules; the most restrictive decision wins.
@@ -91,7 +91,7 @@ fn bash_decision(
             }
             _ => format!("every command stays inside the worktree {root}"),
         }),
-        (verdict, Containment::SandboxWrap { exe, rules, tmp }) => {
+        (verdict, Containment::SandboxWrap { exe, rules, folders }) => {
             let mut updated = input.tool_input.clone();
             let command = updated.get("command").and_then(|c| c.as_str()).unwrap_or_default();
             let sandbox = super::wrap::Sandbox {
@@ -99,7 +99,7 @@ fn bash_decision(
                 root: wt.root(),
                 branch: target.branch.as_deref(),
                 rules: rules.as_deref(),
-                tmp: tmp.as_deref(),
+                folders: folders.as_ref(),
             };
             let wrapped = sandbox.around(command);
             updated["command"] = serde_json::Value::String(wrapped);

@@ -1,6 +1,6 @@
 //! The command line that runs a Bash call inside `wt sandbox` (the plugin's workers, which wt
 //! cannot sandbox as a whole): `'<wt>' sandbox --root '<worktree>' [--branch '<b>'] [--rules
-//! '<file>'] -- bash -c '<the original command>'`. Every piece is single-quoted, so the original
+//! '<file>'] [--tmp '<dir>' --objects '<dir>'] -- bash -c '<the original command>'`. Every piece is single-quoted, so the original
 //! command reaches `bash -c` byte for byte, whatever it holds.
 
 use std::path::Path;
@@ -11,7 +11,14 @@ pub struct Sandbox<'a> {
     pub root: &'a Path,
     pub branch: Option<&'a str>,
     pub rules: Option<&'a Path>,
-    pub tmp: Option<&'a Path>,
+    pub folders: Option<&'a TaskFolders>,
+}
+
+/// Where a task's temporary files and new git objects go (in its run's state).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskFolders {
+    pub tmp: std::path::PathBuf,
+    pub objects: std::path::PathBuf,
 }
 
 impl Sandbox<'_> {
@@ -25,8 +32,8 @@ impl Sandbox<'_> {
         if let Some(rules) = self.rules {
             line.push_str(&format!(" --rules {}", path(rules)));
         }
-        if let Some(tmp) = self.tmp {
-            line.push_str(&format!(" --tmp {}", path(tmp)));
+        if let Some(folders) = self.folders {
+            line.push_str(&format!(" --tmp {} --objects {}", path(&folders.tmp), path(&folders.objects)));
         }
         line.push_str(&format!(" -- bash -c {}", quote(command)));
         line
@@ -49,7 +56,7 @@ mod tests {
             root: Path::new("/r/wt"),
             branch: Some("feat/x"),
             rules: Some(Path::new("/r/rules.toml")),
-            tmp: None,
+            folders: None,
         };
         let line = sandbox.around("echo 'it''s' \"$HOME\" && git status");
         assert_eq!(

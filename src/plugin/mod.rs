@@ -76,7 +76,7 @@ pub fn pre_tool_use(
         true => Containment::SandboxWrap {
             exe: crate::process::own_exe()?,
             rules: rules.filter(|_| config.is_some()),
-            tmp: Some(assignment.tmp),
+            folders: Some(assignment.folders),
         },
         false => Containment::HookOnly,
     };

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::leases;
 use super::workers::parse_worker_type;
-use crate::guard::Target;
+use crate::guard::{Target, TaskFolders};
 use crate::store::{Containment, StateLayout};
 
 /// A worker's task, as its slot's lease says.
@@ -14,8 +14,8 @@ pub struct Assignment {
     pub target: Target,
     /// The run's rules (the project's guard.toml with the plan's `[guard]`), when written.
     pub rules: Option<PathBuf>,
-    /// The task's temporary folder in the run's state.
-    pub tmp: PathBuf,
+    /// The task's temporary folder and object folder in the run's state.
+    pub folders: TaskFolders,
     /// Whether the kernel contains the run's commands.
     pub kernel: bool,
 }
@@ -38,7 +38,10 @@ pub fn assignment(agent_type: &str, common: Option<&Path>, cwd: &Path) -> Result
     let run_id = &holder.lease.run_id;
     let rules = Some(layout.guard_rules(run_id)).filter(|path| path.exists());
     Ok(Some(Assignment {
-        tmp: layout.task_tmp(run_id, holder.task.id),
+        folders: TaskFolders {
+            tmp: layout.task_tmp(run_id, holder.task.id),
+            objects: layout.task_objects(run_id, holder.task.id),
+        },
         kernel: holder.containment != Some(Containment::PolicyOnly),
         target: Target { root: holder.task.worktree, branch: Some(holder.task.branch) },
         rules,

@@ -18,7 +18,7 @@ use super::workers::{WORKER_SLOTS, worker_type};
 use crate::agent::render_prompt;
 use crate::engine::{
     Agents, Driven, EngineError, EventSink, PhaseDriver, PhaseEnd, Run, RunRequest, StackEntry, TaskOutcome,
-    Watch, drive, finish_task, has_work, place_in_main, place_in_own_worktree, prepare, watch,
+    Watch, drive, finish_task, has_work, place_in_main, place_in_own_worktree, prepare, take_back, watch,
 };
 use crate::plan::{Phase, Strategy, Task, TaskId};
 use crate::process::own_name;
@@ -142,9 +142,10 @@ fn sequential(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<PhaseEnd
                 Checked::Failed => return Ok(PhaseEnd::Failed),
                 Checked::Again => return dispatch_one(run, phase, task),
             },
-            _ => {
-                run.claim_task(task, &below)?;
-                place_in_main(&run.ws, task, &below)?;
+            state => {
+                let base_commit = run.claim_task(task, &below)?;
+                let fresh = state == TaskState::Pending;
+                place_in_main(&run.ws, task, &below, fresh.then_some(base_commit.as_str()))?;
                 return dispatch_one(run, phase, task);
             }
         }
@@ -195,9 +196,9 @@ fn parallel(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<PhaseEnd<S
         {
             continue;
         }
+        let base_commit = run.claim_task(task, phase_base)?;
         let fresh = state == TaskState::Pending;
-        run.claim_task(task, phase_base)?;
-        place_in_own_worktree(&run.ws, task, phase_base, !fresh)?;
+        place_in_own_worktree(&run.ws, task, phase_base, fresh.then_some(base_commit.as_str()))?;
         match hand_out(run, task)? {
             Some(slot) => out.push((task, slot)),
             None => no_worker = true,
@@ -239,7 +240,7 @@ fn check_dispatched(run: &mut Run, task: &Task) -> Result<Checked, EngineError> 
         Ok(watch) => watch,
         Err(failure) => return fail(run, task, failure),
     };
-    if let Some(failure) = watch.verdict(&run.ws.repo, &worktree, &task.branch)? {
+    if let Some(failure) = take_back(&run.ws, task, &worktree, &watch)? {
         return fail(run, task, failure);
     }
     if !task.allow_empty && !has_work(&run.ws, &worktree, &base_commit)? && dispatches < MAX_DISPATCHES {
@@ -281,7 +282,7 @@ fn load_watch(run: &Run, task: &Task) -> Result<Result<Watch, String>, EngineErr
 /// lease and the manifest are written together (a lease the manifest does not confirm is free).
 /// Before the task is marked out, a snapshot of what it must leave alone is written.
 fn hand_out(run: &mut Run, task: &Task) -> Result<Option<usize>, EngineError> {
-    let _repo_lock = run.ws.repo_lock()?;
+    let repo_lock = run.ws.repo_lock()?;
     let layout = run.ws.layout.clone();
     let own = Lease { run_id: run.ws.run_id.clone(), phase: task.id.phase, task: task.id.task };
     let occupancy = leases::occupancy(&layout);
@@ -292,7 +293,7 @@ fn hand_out(run: &mut Run, task: &Task) -> Result<Option<usize>, EngineError> {
     let Some(slot) = held.or_else(free) else {
         return Ok(None);
     };
-    let watch = watch(&run.ws, task, &run.task_worktree(task.id))?;
+    let watch = watch(&run.ws, task, &run.task_worktree(task.id), &repo_lock)?;
     let watch_file = layout.task_watch(&run.ws.run_id, task.id);
     let bytes = serde_json::to_vec(&watch).map_err(|err| EngineError::Io {
         context: "recording the task's snapshot".into(),

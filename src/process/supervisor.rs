@@ -24,8 +24,13 @@ extern "C" fn remember(signal: libc::c_int) {
 const KILL_ROUNDS: usize = 50;
 
 impl Cmd {
-    /// Runs the command as described above and returns how it ended.
-    pub fn run_supervised(&self) -> Result<ExitDescription, ProcessError> {
+    /// Runs the command as described above and returns how it ended. `confine` runs in the
+    /// command's process between fork and exec (the sandbox's restriction), where it may only make
+    /// system calls: wt has no other thread then.
+    pub fn run_supervised(
+        &self,
+        mut confine: impl FnMut() -> std::io::Result<()> + Send + Sync + 'static,
+    ) -> Result<ExitDescription, ProcessError> {
         let spawn_error = |source| ProcessError::Spawn { command: self.display(), source };
         // SAFETY: prctl with these arguments only changes this process's own attribute.
         if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } != 0 {
@@ -41,11 +46,11 @@ impl Cmd {
         // async-signal-safe. A session of its own leaves the command without a controlling
         // terminal: it cannot type into yours.
         unsafe {
-            command.pre_exec(|| {
+            command.pre_exec(move || {
                 if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 || libc::setsid() < 0 {
                     return Err(std::io::Error::last_os_error());
                 }
-                Ok(())
+                confine()
             });
         }
         let started = std::time::Instant::now();

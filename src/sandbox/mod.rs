@@ -75,7 +75,7 @@ use std::path::{Path, PathBuf};
 pub use caches::HostEnv;
 pub use kernel::{KernelSupport, probe};
 pub use policy::{Access, Policy, Request};
-pub use ruleset::restrict_self;
+pub use ruleset::{Prepared, prepare};
 pub use worktree::{Head, TaskWorktree};
 
 use crate::guard::GuardConfig;
@@ -98,8 +98,6 @@ pub enum SandboxError {
     OpenRulePath { path: PathBuf, source: landlock::PathFdError },
     #[error("the Landlock ruleset could not be applied: {0}")]
     Ruleset(#[from] landlock::RulesetError),
-    #[error("the kernel enforced none of the Landlock restriction")]
-    NotEnforced,
     #[error(
         "network = \"deny\" needs Landlock ABI 4 (Linux 6.7) or newer for TCP rules; this kernel has ABI {abi}"
     )]

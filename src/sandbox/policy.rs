@@ -71,6 +71,8 @@ pub struct Skipped {
 pub struct Request {
     /// `--tmp`; default `<common>/spectacular/tmp/<worktree folder name>`.
     pub tmp: Option<PathBuf>,
+    /// `--objects`; default `<common>/spectacular/objects/<worktree folder name>`.
+    pub objects: Option<PathBuf>,
     /// `--allow-write`, absolute.
     pub allow_write: Vec<PathBuf>,
     pub config: SandboxConfig,
@@ -86,6 +88,11 @@ pub struct Policy {
     pub skipped: Vec<Skipped>,
     /// The task's temporary folder (created), for TMPDIR, TMP and TEMP.
     pub tmp: PathBuf,
+    /// The task's own object folder (created), for GIT_OBJECT_DIRECTORY: the repository's objects
+    /// are read through GIT_ALTERNATE_OBJECT_DIRECTORIES and cannot be changed or removed.
+    pub objects: PathBuf,
+    /// The repository's object folder.
+    pub alternate: PathBuf,
     pub deny_reads: bool,
     /// `[sandbox] network = "deny"`: TCP connect and bind are refused.
     pub deny_network: bool,
@@ -100,9 +107,12 @@ impl Policy {
     ) -> Result<Policy, SandboxError> {
         let tmp = request.tmp.clone().unwrap_or_else(|| worktree.default_tmp());
         std::fs::create_dir_all(&tmp).map_err(|source| SandboxError::Tmp { path: tmp.clone(), source })?;
+        let objects = request.objects.clone().unwrap_or_else(|| worktree.default_objects());
+        std::fs::create_dir_all(&objects)
+            .map_err(|source| SandboxError::Tmp { path: objects.clone(), source })?;
         let mut builder = Builder::default();
         builder.write(worktree.root(), "the worktree");
-        for (path, why) in worktree.git_write_folders() {
+        for (path, why) in worktree.git_write_folders(&objects) {
             // A fresh repository may have no branch reflog yet; git would make the folder on the
             // first commit, which it could not do under the ruleset.
             let _ = std::fs::create_dir_all(&path);
@@ -141,6 +151,8 @@ impl Policy {
             grants: builder.grants,
             skipped: builder.skipped,
             tmp,
+            objects,
+            alternate: worktree.objects(),
             deny_reads: request.deny_reads,
             deny_network: request.config.denies_network(),
         })

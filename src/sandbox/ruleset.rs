@@ -1,10 +1,9 @@
-//! Turning a `Policy` into a Landlock ruleset on the calling thread. After `restrict_self` the
-//! restriction holds for this process and everything it starts, and cannot be lifted; the caller
-//! then starts the command (`Cmd::run_supervised`) from this same thread.
+//! Turning a `Policy` into a Landlock ruleset, enforced on the command's process as it starts.
+//! From then on the restriction holds for it and everything it starts, and cannot be lifted.
 
 use landlock::{
-    ABI, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
-    RulesetStatus, Scope,
+    ABI, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreated,
+    RulesetCreatedAttr, RulesetStatus, Scope,
 };
 
 use super::SandboxError;
@@ -25,8 +24,6 @@ fn file_rights() -> BitFlags<AccessFs> {
 pub struct Enforcement {
     /// The ABI the rights were chosen for.
     pub abi: u32,
-    /// Every requested right is enforced (false: the kernel lacks some, e.g. truncate before 6.2).
-    pub complete: bool,
     /// The rights handled, by name.
     pub handled: Vec<String>,
 }
@@ -43,8 +40,16 @@ fn never_granted() -> BitFlags<AccessFs> {
     AccessFs::MakeBlock | AccessFs::MakeChar
 }
 
-/// Restricts the calling thread (and what it will exec) to `policy`, on a kernel with `abi`.
-pub fn restrict_self(policy: &Policy, abi: u32) -> Result<Enforcement, SandboxError> {
+/// A ruleset built for `policy`, to be enforced on the command's process between fork and exec
+/// (`enforce`): wt itself stays outside, so it can take the task's objects in and kill what the
+/// command leaves behind, and the command cannot signal it.
+pub struct Prepared {
+    ruleset: Option<RulesetCreated>,
+    pub enforcement: Enforcement,
+}
+
+/// Builds the ruleset of `policy` on a kernel with `abi`.
+pub fn prepare(policy: &Policy, abi: u32) -> Result<Prepared, SandboxError> {
     let target = requested_abi(abi);
     let write = AccessFs::from_write(target);
     let read = AccessFs::from_read(target);
@@ -81,11 +86,20 @@ pub fn restrict_self(policy: &Policy, abi: u32) -> Result<Enforcement, SandboxEr
             .map_err(|source| SandboxError::OpenRulePath { path: grant.path.clone(), source })?;
         ruleset = ruleset.add_rule(PathBeneath::new(fd, rights))?;
     }
-    let status = ruleset.restrict_self()?;
-    match status.ruleset {
-        RulesetStatus::NotEnforced => Err(SandboxError::NotEnforced),
-        enforced => {
-            Ok(Enforcement { abi, complete: enforced == RulesetStatus::FullyEnforced, handled: names })
+    let enforcement = Enforcement { abi, handled: names };
+    Ok(Prepared { ruleset: Some(ruleset), enforcement })
+}
+
+impl Prepared {
+    /// Restricts the calling process to the ruleset, once. Runs in the command's process between
+    /// fork and exec, where wt has no other thread: the landlock calls are system calls on a
+    /// ruleset made before the fork.
+    pub fn enforce(&mut self) -> std::io::Result<()> {
+        let Some(ruleset) = self.ruleset.take() else { return Ok(()) };
+        match ruleset.restrict_self() {
+            Ok(status) if status.ruleset != RulesetStatus::NotEnforced => Ok(()),
+            Ok(_) => Err(std::io::Error::other("the kernel enforced none of the Landlock restriction")),
+            Err(err) => Err(std::io::Error::other(err.to_string())),
         }
     }
 }

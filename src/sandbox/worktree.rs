@@ -107,11 +107,12 @@ impl TaskWorktree {
         }
     }
 
-    /// What a commit in this worktree writes besides the worktree itself.
-    pub fn git_write_folders(&self) -> [(PathBuf, &'static str); 4] {
+    /// What a commit in this worktree writes besides the worktree itself, with the objects going
+    /// to `objects` (the task's own object folder, see `Policy::objects`).
+    pub fn git_write_folders(&self, objects: &Path) -> [(PathBuf, &'static str); 4] {
         [
             (self.admin.clone(), "the worktree's git folder (index, HEAD, logs)"),
-            (self.common.join("objects"), "the repository's objects"),
+            (objects.to_owned(), "the task's own objects (the repository's are read, not written)"),
             (self.common.join("refs").join("heads"), "the repository's branches"),
             // Not all of `logs`: `logs/HEAD` is the main checkout's, whose moves the check after
             // a task trusts as yours.
@@ -119,11 +120,25 @@ impl TaskWorktree {
         ]
     }
 
+    /// The repository's object folder, which a task reads through git's alternates.
+    pub fn objects(&self) -> PathBuf {
+        self.common.join("objects")
+    }
+
+    /// `<common>/spectacular/objects/<worktree folder name>`: the objects a task makes, until wt
+    /// takes them into the repository.
+    pub fn default_objects(&self) -> PathBuf {
+        self.common.join("spectacular").join("objects").join(self.name())
+    }
+
+    fn name(&self) -> std::ffi::OsString {
+        self.root.file_name().map(|n| n.to_owned()).unwrap_or_else(|| "worktree".into())
+    }
+
     /// `<common>/spectacular/tmp/<worktree folder name>`: private to this worktree, outside it
     /// (so temporary files never show up in `git status`), removed with the run's state.
     pub fn default_tmp(&self) -> PathBuf {
-        let name = self.root.file_name().map(|n| n.to_owned()).unwrap_or_else(|| "worktree".into());
-        self.common.join("spectacular").join("tmp").join(name)
+        self.common.join("spectacular").join("tmp").join(self.name())
     }
 }
 

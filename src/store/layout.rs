@@ -72,6 +72,11 @@ impl StateLayout {
         self.run_dir(run_id).join("tmp").join(task.key())
     }
 
+    /// The git objects a task makes under the sandbox, until wt takes them into the repository.
+    pub fn task_objects(&self, run_id: &str, task: TaskId) -> PathBuf {
+        self.run_dir(run_id).join("objects").join(task.key())
+    }
+
     /// What a task handed to an orchestrator must leave alone (its snapshot), until it is checked.
     pub fn task_watch(&self, run_id: &str, task: TaskId) -> PathBuf {
         self.run_dir(run_id).join("watch").join(format!("{}.json", task.key()))

@@ -40,6 +40,8 @@ pub fn classify(path: &Path, change: Change) -> Class {
         format!("repo/.git/refs/heads/{BRANCH}"),
         format!("repo/.git/logs/refs/heads/{BRANCH}"),
         format!("repo/.git/spectacular/tmp/{WORKTREE}"),
+        // The task's own object folder: wt sandbox takes its objects into the store afterwards.
+        format!("repo/.git/spectacular/objects/{WORKTREE}"),
     ];
     if own.iter().any(|own| path == own || path.starts_with(&format!("{own}/"))) {
         return Class::Own;

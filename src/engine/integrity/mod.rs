@@ -82,8 +82,9 @@ impl Watch {
         let changes = check(repo, &self.snapshot, worktree, branch, &self.allowed);
         Ok((!changes.is_empty()).then(|| {
             format!(
-                "the task changed what it may not, and wt put it back where it could: {}. Work only in {} on \
-                 {branch}; wt does everything else",
+                "the task changed what it may not (or a task running beside it did: the check cannot tell \
+                 which), and wt put it back where it could: {}. Work only in {} on {branch}; wt does \
+                 everything else",
                 changes.join("; "),
                 worktree.display()
             )
