@@ -170,3 +170,26 @@ fn a_branch_planted_for_a_task_that_has_not_started_is_refused() {
     let worktree = repo.root.join(".worktrees/c4a012-main");
     assert!(!worktree.join("work.txt").exists(), "the task ran on the planted branch");
 }
+
+#[test]
+fn a_task_whose_wt_was_killed_is_checked_when_the_run_resumes() {
+    let repo = TestRepo::new();
+    let marker = repo.scratch.join("attacked");
+    // The first attempt plants a branch; wt is killed right after its agent, before the check.
+    let script = format!(
+        "if [ ! -e {marker} ]; then touch {marker} && git update-ref refs/heads/planted HEAD; fi; echo work > work.txt",
+        marker = marker.display()
+    );
+    let plan = plan(&repo, "c4a013", &script);
+    let crashed = repo.wt_with_env(&["run", plan.to_str().unwrap()], &[("WT_CRASH_AT", "agent@1.1:after")]);
+    assert!(crashed.stderr().contains("aborting at step"), "{}", crashed.stderr());
+    assert!(!repo.git(&["branch", "--list", "planted"]).is_empty(), "the attack did not happen");
+    let resumed = repo.wt(&["run", plan.to_str().unwrap()]);
+    let shown = format!("{}\n{}", resumed.stdout(), resumed.stderr());
+    assert!(
+        shown.contains("in the attempt wt was killed during") && shown.contains("created refs/heads/planted"),
+        "{shown}"
+    );
+    assert!(repo.git(&["branch", "--list", "planted"]).is_empty(), "the planted branch is still there");
+    assert_eq!(resumed.code(), 0, "the task runs again and passes: {}", resumed.stderr());
+}

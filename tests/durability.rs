@@ -271,7 +271,11 @@ fn a_half_created_task_worktree_is_moved_aside_and_made_again() {
     let repo = TestRepo::new();
     let plan = repo.plan("plan.toml", PLAN);
     repo.wt_with_env(&["run", plan.to_str().unwrap()], &[("WT_CRASH_AT", "agent@2.1")]);
-    // What a `git worktree add` killed while writing leaves: a folder whose .git file is empty.
+    // Killed before it wrote the task's snapshot (else the check of the interrupted task puts the
+    // link back first)...
+    std::fs::remove_file(repo.root.join(".git/spectacular/runs/c0ffee/watch/task-2-1.json")).unwrap();
+    // ...with what a `git worktree add` killed while writing leaves: a folder whose .git file is
+    // empty.
     let worktree = repo.root.join(".worktrees/c0ffee-task-2-1");
     std::fs::write(worktree.join(".git"), "").unwrap();
     std::fs::write(worktree.join("stray.txt"), "kept").unwrap();

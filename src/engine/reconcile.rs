@@ -1,20 +1,22 @@
 //! Resuming: reconcile the manifest with git, trusting git where they disagree, and say what was
 //! found. Refuses, with the fix, where going on could lose or mix up work.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::EngineError;
 use super::event::Event;
 use super::journal::{Journal, Step};
 use super::run::Run;
+use super::task::{TaskOutcome, recorded_watch, take_back};
 use crate::git;
-use crate::plan::Strategy;
+use crate::plan::{Strategy, TaskId};
 use crate::store::{PhaseState, RunManifest, TaskState};
 
 pub fn reconcile(run: &mut Run) -> Result<(), EngineError> {
     wait_for_orphan_agents(run);
     clear_stale_locks(run)?;
+    check_interrupted_tasks(run)?;
     forget_vanished_branches(run)?;
     abort_interrupted_rebase(run)?;
     track_untracked_branches(run)?;
@@ -30,6 +32,33 @@ pub fn reconcile(run: &mut Run) -> Result<(), EngineError> {
                 "task {} ({}) was interrupted; it runs again on {}",
                 task.id, task.name, task.branch
             )));
+        }
+    }
+    Ok(())
+}
+
+/// A task whose wt was killed ran without the check that follows it. Check it now against the
+/// snapshot written before it started; if it changed what it may not, that is put back and the
+/// attempt recorded as failed (the task then runs again, checked as always). A task with no
+/// snapshot was stopped before its agent started.
+fn check_interrupted_tasks(run: &mut Run) -> Result<(), EngineError> {
+    let interrupted: Vec<(TaskId, PathBuf)> = run
+        .manifest
+        .phases
+        .iter()
+        .flat_map(|p| &p.tasks)
+        .filter(|t| t.state == TaskState::Running)
+        .map(|t| (t.id, t.worktree.clone()))
+        .collect();
+    for (id, worktree) in interrupted {
+        let (Some(task), Ok(watch)) = (run.plan.task(id).cloned(), recorded_watch(&run.ws, id)) else {
+            continue;
+        };
+        if let Some(failure) = take_back(&run.ws, &task, &worktree, &watch)? {
+            run.record_outcome(
+                &task,
+                TaskOutcome::Failed(format!("in the attempt wt was killed during: {failure}")),
+            )?;
         }
     }
     Ok(())

@@ -126,6 +126,18 @@ impl<'s> Run<'s> {
             record.pid = None;
             record.error = error.clone();
         })?;
+        // The snapshot taken before the task is checked against now; a stale one must not be
+        // taken for the next attempt's, should that be interrupted before it writes its own.
+        let watch = self.ws.layout.task_watch(&self.ws.run_id, task.id);
+        match std::fs::remove_file(&watch) {
+            Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
+                return Err(EngineError::Io {
+                    context: format!("removing {}", watch.display()),
+                    source: err,
+                });
+            }
+            _ => {}
+        }
         self.emit(Event::TaskFinished {
             task: task.id,
             name: task.name.clone(),

@@ -12,9 +12,9 @@ use super::transcript::Follower;
 use super::workspace::Workspace;
 use crate::agent::{Agent, TaskContext, render_prompt, with_task_env};
 use crate::git;
-use crate::plan::{Task, commit_message};
+use crate::plan::{Task, TaskId, commit_message};
 use crate::process::{Cmd, ExitDescription};
-use crate::store::{Containment, FileLock};
+use crate::store::{Containment, FileLock, write_atomic};
 
 /// What a running task tells its coordinator.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,10 +142,31 @@ pub fn take_back(
 }
 
 /// Starts watching a task: a snapshot of what it must leave alone, taken under the repository
-/// lock (`_held`) so that no change of wt's own is half made.
+/// lock (`_held`) so that no change of wt's own is half made. It is written to the run's state
+/// before the task starts: if wt is killed while the task runs, the resumed run (or `wt step`,
+/// for a subagent) still checks against it.
 pub fn watch(ws: &Workspace, task: &Task, worktree: &Path, _held: &FileLock) -> Result<Watch, EngineError> {
     let snapshot = integrity::take(&ws.repo, worktree, ws.containment == Containment::Kernel)?;
-    Ok(Watch { snapshot, allowed: Allowed::for_task(&ws.layout, &ws.run_id, &task.branch) })
+    let watch = Watch { snapshot, allowed: Allowed::for_task(&ws.layout, &ws.run_id, &task.branch) };
+    let file = ws.layout.task_watch(&ws.run_id, task.id);
+    let bytes = serde_json::to_vec(&watch)
+        .map_err(|err| io("recording the task's snapshot", std::io::Error::other(err)))?;
+    write_atomic(&file, &bytes).map_err(|source| io(&format!("writing {}", file.display()), source))?;
+    Ok(watch)
+}
+
+/// The watch written when `task` last started, or why there is none to check against (wt does
+/// not let a task pass unchecked).
+pub fn recorded_watch(ws: &Workspace, task: TaskId) -> Result<Watch, String> {
+    let file = ws.layout.task_watch(&ws.run_id, task);
+    let watch = std::fs::read(&file).ok().and_then(|bytes| serde_json::from_slice(&bytes).ok());
+    watch.ok_or_else(|| {
+        format!(
+            "wt has no readable record of the repository from before the task started ({}), so it cannot \
+             check what the task changed",
+            file.display()
+        )
+    })
 }
 
 /// What follows an agent, wherever it ran (here, or as a Claude Code subagent): commit what it

@@ -188,7 +188,6 @@ impl Plan {
         self.phases.iter().flat_map(|phase| phase.tasks.iter())
     }
 
-    #[cfg(test)]
     pub fn task(&self, id: TaskId) -> Option<&Task> {
         self.phases.get(id.phase.checked_sub(1)?)?.tasks.get(id.task.checked_sub(1)?)
     }

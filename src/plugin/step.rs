@@ -18,11 +18,12 @@ use super::workers::{WORKER_SLOTS, worker_type};
 use crate::agent::render_prompt;
 use crate::engine::{
     Agents, Driven, EngineError, EventSink, PhaseDriver, PhaseEnd, Run, RunRequest, StackEntry, TaskOutcome,
-    Watch, drive, finish_task, has_work, place_in_main, place_in_own_worktree, prepare, take_back, watch,
+    drive, finish_task, has_work, place_in_main, place_in_own_worktree, prepare, recorded_watch, take_back,
+    watch,
 };
 use crate::plan::{Phase, Strategy, Task, TaskId};
 use crate::process::own_name;
-use crate::store::{TaskState, write_atomic};
+use crate::store::TaskState;
 
 /// A task whose subagent may return with nothing done this many times before it fails.
 const MAX_DISPATCHES: u32 = 2;
@@ -236,9 +237,13 @@ fn check_dispatched(run: &mut Run, task: &Task) -> Result<Checked, EngineError> 
     let worktree = run.task_worktree(task.id);
     let base_commit = record.as_ref().and_then(|r| r.base_commit.clone()).unwrap_or_default();
     let dispatches = record.map_or(0, |r| r.dispatches);
-    let watch = match load_watch(run, task)? {
+    let watch = match recorded_watch(&run.ws, task.id) {
         Ok(watch) => watch,
-        Err(failure) => return fail(run, task, failure),
+        Err(missing) => {
+            let again =
+                format!("run `{} step {} --json` to hand the task out again", own_name(), run.ws.run_id);
+            return fail(run, task, format!("{missing}; {again}"));
+        }
     };
     if let Some(failure) = take_back(&run.ws, task, &worktree, &watch)? {
         return fail(run, task, failure);
@@ -261,22 +266,6 @@ fn fail(run: &mut Run, task: &Task, failure: String) -> Result<Checked, EngineEr
     Ok(Checked::Failed)
 }
 
-/// The watch written when the task was handed out; `Err` with the reason to fail the task when
-/// there is none to check against (wt does not let a task pass unchecked).
-fn load_watch(run: &Run, task: &Task) -> Result<Result<Watch, String>, EngineError> {
-    let path = run.ws.layout.task_watch(&run.ws.run_id, task.id);
-    let watch = std::fs::read(&path).ok().and_then(|bytes| serde_json::from_slice::<Watch>(&bytes).ok());
-    Ok(watch.ok_or_else(|| {
-        format!(
-            "wt has no readable record of the repository from before this task was handed out ({}), so it \
-             cannot check what the subagent changed; run `{} step {} --json` to hand the task out again",
-            path.display(),
-            own_name(),
-            run.ws.run_id
-        )
-    }))
-}
-
 /// Records `task` as out, holding a worker slot: the one it holds, else a free one; None when
 /// every slot is out. Under the repository lock, so two runs never lease the same slot, and the
 /// lease and the manifest are written together (a lease the manifest does not confirm is free).
@@ -293,14 +282,7 @@ fn hand_out(run: &mut Run, task: &Task) -> Result<Option<usize>, EngineError> {
     let Some(slot) = held.or_else(free) else {
         return Ok(None);
     };
-    let watch = watch(&run.ws, task, &run.task_worktree(task.id), &repo_lock)?;
-    let watch_file = layout.task_watch(&run.ws.run_id, task.id);
-    let bytes = serde_json::to_vec(&watch).map_err(|err| EngineError::Io {
-        context: "recording the task's snapshot".into(),
-        source: std::io::Error::other(err),
-    })?;
-    write_atomic(&watch_file, &bytes)
-        .map_err(|source| EngineError::Io { context: format!("writing {}", watch_file.display()), source })?;
+    watch(&run.ws, task, &run.task_worktree(task.id), &repo_lock)?;
     leases::lease(&layout, slot, &own)
         .map_err(|source| EngineError::Io { context: format!("leasing worker slot {slot}"), source })?;
     let first = run.task_state(task.id) != TaskState::Dispatched;

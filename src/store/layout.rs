@@ -77,7 +77,7 @@ impl StateLayout {
         self.run_dir(run_id).join("objects").join(task.key())
     }
 
-    /// What a task handed to an orchestrator must leave alone (its snapshot), until it is checked.
+    /// What a task must leave alone (its snapshot), from before it starts until it is checked.
     pub fn task_watch(&self, run_id: &str, task: TaskId) -> PathBuf {
         self.run_dir(run_id).join("watch").join(format!("{}.json", task.key()))
     }
