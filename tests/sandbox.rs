@@ -556,3 +556,45 @@ fn a_command_cannot_signal_outside_make_devices_or_reach_a_terminal() {
     assert_ne!(out.code(), 0, "{}", out.stdout());
     assert!(!out.stdout().contains("session"), "{}", out.stdout());
 }
+
+/// `wt guard --sandbox-wrap` on a Write of `file` by an agent working in the task's worktree;
+/// returns the decision (`none` when it gives none).
+fn guard_write(task: &Task, file: &Path) -> String {
+    let hook = serde_json::json!({
+        "cwd": task.worktree, "hook_event_name": "PreToolUse", "tool_name": "Write",
+        "tool_input": {"file_path": file, "content": "x"},
+    });
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_wt"));
+    cmd.args(["guard", "--sandbox-wrap", "--root"]).arg(&task.worktree);
+    let out = common::with_stdin(cmd, &hook.to_string());
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    value["hookSpecificOutput"]["permissionDecision"].as_str().unwrap_or("none").to_owned()
+}
+
+#[test]
+fn a_write_cannot_race_a_background_command_past_the_guard() {
+    // The red team's P1: a contained background command swaps a folder of the worktree for a
+    // link out of it and back, while the agent's Write — Claude Code's, outside any sandbox,
+    // played here by the test — lands where the guard looked a moment before.
+    let task = Task::new();
+    std::fs::create_dir(task.worktree.join("d")).unwrap();
+    let flip = r#"while :; do mv d d.real && ln -s "$OUTSIDE/dir" d && rm d && mv d.real d; done"#;
+    let mut cmd = task.repo.command(env!("CARGO_BIN_EXE_wt"), &task.worktree);
+    cmd.arg("sandbox").arg("--root").arg(&task.worktree).args(["--", "bash", "-c", flip]);
+    let mut flipper = cmd.envs(task.escape_env()).spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let before = task.snapshot();
+    let mut allowed = 0;
+    for attempt in 0..100 {
+        let file = task.worktree.join(format!("d/race-{attempt}.txt"));
+        if guard_write(&task, &file) == "allow" {
+            allowed += 1;
+            let _ = std::fs::write(&file, "raced");
+        }
+    }
+    std::process::Command::new("kill").args(["-TERM", &flipper.id().to_string()]).status().unwrap();
+    flipper.wait().unwrap();
+    assert_eq!(task.outside_changes(&before), Vec::<String>::new());
+    assert_eq!(allowed, 0, "the guard let writes through while the command ran");
+    assert_eq!(guard_write(&task, &task.worktree.join("d/after.txt")), "allow", "once it has ended");
+}

@@ -162,3 +162,43 @@ fn a_failed_verify_is_reported_with_the_task_and_its_worktree() {
         "the work is committed, not lost"
     );
 }
+
+/// `wt guard` on a call of the worker holding slot 1, in `worktree`: (decision, updatedInput).
+fn worker_call(worktree: &std::path::Path, tool: &str, input: Value) -> (String, Value) {
+    let hook = serde_json::json!({
+        "cwd": worktree, "hook_event_name": "PreToolUse", "tool_name": tool,
+        "agent_type": "spectacular:wt-worker-1", "tool_input": input,
+    });
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_wt"));
+    cmd.arg("guard");
+    let out = common::with_stdin(cmd, &hook.to_string());
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let specific = &value["hookSpecificOutput"];
+    (specific["permissionDecision"].as_str().unwrap_or("none").to_owned(), specific["updatedInput"].clone())
+}
+
+#[test]
+fn a_worker_cannot_write_files_while_a_command_it_started_still_runs() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", PLAN);
+    let (_, first) = step(&repo, plan.to_str().unwrap());
+    let worktree = worktree_of(&first["dispatch"][0]);
+    let write = |name: &str| {
+        worker_call(&worktree, "Write", serde_json::json!({"file_path": worktree.join(name), "content": "x"}))
+            .0
+    };
+    assert_eq!(write("schema.sql"), "allow");
+    // The worker's Bash call, as the guard rewrites it (inside `wt sandbox`), left running in
+    // the background as Claude Code's run_in_background does.
+    let (decision, updated) = worker_call(&worktree, "Bash", serde_json::json!({"command": "sleep 30"}));
+    assert_eq!(decision, "allow");
+    let wrapped = updated["command"].as_str().unwrap();
+    let mut background = repo.command("bash", &worktree);
+    let mut background = background.args(["-c", wrapped]).spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let during = write("schema.sql");
+    std::process::Command::new("kill").args(["-TERM", &background.id().to_string()]).status().unwrap();
+    background.wait().unwrap();
+    assert_eq!(during, "deny", "a write while the background command runs");
+    assert_eq!(write("schema.sql"), "allow", "once it has ended");
+}

@@ -19,6 +19,9 @@ pub fn worker_rules(worktree: &str, branch: &str) -> Vec<String> {
          `git config`: the engine stacks and submits the branches, and a guard refuses those calls with the \
          reason and the allowed way."
             .to_owned(),
+        "Stop commands you started in the background before you edit files: while one runs, the guard \
+         refuses Write and Edit."
+            .to_owned(),
         "The task's verify command (if any) runs after you finish; run it yourself first.".to_owned(),
         "Finish with a short report: what you changed, how you checked it, anything left open.".to_owned(),
     ]

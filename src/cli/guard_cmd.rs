@@ -9,6 +9,8 @@ use clap::Args;
 
 use crate::guard::{self, Containment, Decision, GuardConfig, HookInput, Target};
 use crate::plugin;
+use crate::sandbox::TaskWorktree;
+use crate::store::commands_running;
 
 /// Claude Code's "block this call" exit code for hooks.
 const BLOCK: u8 = 2;
@@ -80,7 +82,7 @@ fn decide(args: &GuardArgs) -> Result<Decision, String> {
             )?;
             let include_main = args.include_main || config.guard_main;
             return Ok(match common.as_deref().and_then(|c| guard::detect(c, &cwd, include_main)) {
-                Some(target) => guard::decide(&input, &target, &config, &containment(args, rules)?),
+                Some(target) => guard::decide(&input, &target, &config, &containment(args, rules, &target)?),
                 None => Decision::None,
             });
         }
@@ -93,7 +95,7 @@ fn decide(args: &GuardArgs) -> Result<Decision, String> {
         .clone()
         .or_else(|| guard::common_dir(&target.root).as_deref().and_then(guard::project_rules_path));
     let (config, rules) = load_rules(rules)?;
-    Ok(guard::decide(&input, &target, &config, &containment(args, rules)?))
+    Ok(guard::decide(&input, &target, &config, &containment(args, rules, &target)?))
 }
 
 /// The rules at `path` (none there: the defaults), and the path when a file was read.
@@ -106,11 +108,14 @@ fn load_rules(path: Option<PathBuf>) -> Result<(GuardConfig, Option<PathBuf>), S
     Ok((loaded.unwrap_or_default(), read))
 }
 
-fn containment(args: &GuardArgs, rules: Option<PathBuf>) -> Result<Containment, String> {
+fn containment(args: &GuardArgs, rules: Option<PathBuf>, target: &Target) -> Result<Containment, String> {
     Ok(if args.contained {
         Containment::Contained
     } else if args.sandbox_wrap {
-        Containment::SandboxWrap { exe: crate::process::own_exe()?, rules, folders: None }
+        // `wt sandbox` with no --objects uses the worktree's default object folder.
+        let objects = TaskWorktree::open(&target.root).map(|worktree| worktree.default_objects());
+        let commands_running = objects.is_ok_and(|objects| commands_running(&objects));
+        Containment::SandboxWrap { exe: crate::process::own_exe()?, rules, folders: None, commands_running }
     } else {
         Containment::HookOnly
     })

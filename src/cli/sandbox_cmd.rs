@@ -9,9 +9,11 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 
 use super::{CliError, exit};
+use crate::engine::EngineError;
 use crate::guard::rules::Reads;
 use crate::process::{Cmd, ExitDescription, ProcessError};
 use crate::sandbox::{self, HostEnv, KernelSupport, Policy, Prepared, Request, SandboxError, TaskWorktree};
+use crate::store::CommandRunning;
 
 /// A shell's code for a command it cannot find.
 const COMMAND_NOT_FOUND: u8 = 127;
@@ -62,7 +64,11 @@ pub fn run(args: SandboxArgs, cwd: &Path) -> Result<u8, CliError> {
         .env("GIT_OBJECT_DIRECTORY", &policy.objects)
         .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &policy.alternate);
     let confine = move || prepared.as_mut().map_or(Ok(()), Prepared::enforce);
+    // Until the command and what it started end, the guard refuses the agent's Write and Edit.
+    let running =
+        CommandRunning::hold(&policy.objects).map_err(|err| CliError::from(EngineError::Lock(err)))?;
     let ended = command.run_supervised(confine).map_err(exec_error)?;
+    drop(running);
     take_objects_in(&worktree, &policy.objects);
     match ended {
         ExitDescription::Code(code) => Ok(u8::try_from(code).unwrap_or(u8::MAX)),

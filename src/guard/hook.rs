@@ -39,8 +39,15 @@ pub enum Containment {
     Contained,
     /// The agent cannot be sandboxed as a whole (the plugin's workers are subagents of the user's
     /// session): every Bash call that is not denied is allowed rewritten to run inside
-    /// `<exe> sandbox`, with these rules and this temporary folder.
-    SandboxWrap { exe: PathBuf, rules: Option<PathBuf>, folders: Option<super::wrap::TaskFolders> },
+    /// `<exe> sandbox`, with these rules and these task folders. `commands_running`: such a
+    /// command of the task runs now (in the background), and could swap a folder of the worktree
+    /// for a link out of it between this check and the write, so file writes are refused.
+    SandboxWrap {
+        exe: PathBuf,
+        rules: Option<PathBuf>,
+        folders: Option<super::wrap::TaskFolders>,
+        commands_running: bool,
+    },
 }
 
 /// The built-in policy, then the configured rules; the most restrictive decision wins.
@@ -58,7 +65,14 @@ pub fn decide(
     let call =
         Call { tool, path, command: field("command"), cwd: &cwd, wt: &wt, branch: target.branch.as_deref() };
     let built_in = match tool {
-        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => file_write(tool, path, &cwd, &wt),
+        "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => match containment {
+            Containment::SandboxWrap { commands_running: true, .. } => Decision::Deny(format!(
+                "{tool} waits while a command of this task still runs in `wt sandbox` (one started in the \
+                 background?): it could swap a folder of the worktree for a link out of it before the write \
+                 lands. Wait for it to end or stop it, then {tool} again"
+            )),
+            _ => file_write(tool, path, &cwd, &wt),
+        },
         "Bash" => match call.command {
             Some(command) => {
                 let verdict = check_bash(command, &cwd, &wt, target.branch.as_deref());
@@ -91,7 +105,7 @@ fn bash_decision(
             }
             _ => format!("every command stays inside the worktree {root}"),
         }),
-        (verdict, Containment::SandboxWrap { exe, rules, folders }) => {
+        (verdict, Containment::SandboxWrap { exe, rules, folders, .. }) => {
             let mut updated = input.tool_input.clone();
             let command = updated.get("command").and_then(|c| c.as_str()).unwrap_or_default();
             let sandbox = super::wrap::Sandbox {

@@ -18,7 +18,7 @@ pub use step::{StepOutcome, StepStatus, step};
 
 use crate::engine::{EngineError, ErrorKind};
 use crate::guard::{self, Containment, Decision, GuardConfig, HookInput};
-use crate::store::{FileLock, StateLayout};
+use crate::store::{FileLock, StateLayout, commands_running};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StepError {
@@ -76,6 +76,7 @@ pub fn pre_tool_use(
         true => Containment::SandboxWrap {
             exe: crate::process::own_exe()?,
             rules: rules.filter(|_| config.is_some()),
+            commands_running: commands_running(&assignment.folders.objects),
             folders: Some(assignment.folders),
         },
         false => Containment::HookOnly,

@@ -6,6 +6,7 @@ mod events;
 mod layout;
 mod lock;
 mod manifest;
+mod running;
 mod status;
 
 pub use atomic::write_atomic;
@@ -16,6 +17,7 @@ pub use manifest::{
     Containment, FORMAT as MANIFEST_FORMAT, ManifestError, Overrides, PhaseRecord, PhaseState, RunManifest,
     RunState, TaskRecord, TaskState,
 };
+pub use running::{CommandRunning, commands_running};
 pub use status::LiveState;
 
 /// A file in this user's cache folder (`$XDG_CACHE_HOME/spectacular`, else
