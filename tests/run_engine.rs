@@ -204,3 +204,52 @@ fn max_parallel_one_runs_parallel_tasks_one_at_a_time() {
     repo.wt(&["run", plan.to_str().unwrap(), "--max-parallel", "1"]).ok();
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "start\nend\nstart\nend\n");
 }
+
+#[test]
+fn the_base_moving_on_during_the_run_does_not_fail_it() {
+    // You keep committing on main while the run works: the run's stack stays on the main it
+    // started from, which is still a stack git-spice can restack later.
+    let repo = TestRepo::new();
+    let moved = repo.scratch.join("moved");
+    let plan = repo.plan(
+        "plan.toml",
+        &format!(
+            "[run]\nid = \"ba5e00\"\n[[phase]]\nstrategy = \"sequential\"\n[[phase.task]]\nname = \"first\"\n\
+             run = '''for i in $(seq 100); do [ -e {moved} ] && break; sleep 0.1; done; echo one > one.txt'''\n\
+             [[phase.task]]\nname = \"second\"\nrun = 'echo two > two.txt'\n\
+             [[phase]]\nstrategy = \"parallel\"\n[[phase.task]]\nname = \"third\"\nrun = 'echo three > three.txt'\n\
+             [[phase.task]]\nname = \"fourth\"\nrun = 'echo four > four.txt'\n",
+            moved = moved.display()
+        ),
+    );
+    let mut cmd = repo.command(env!("CARGO_BIN_EXE_wt"), &repo.root);
+    let run = cmd
+        .args(["run", plan.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    repo.write("yours.txt", "yours\n");
+    repo.git(&["add", "yours.txt"]);
+    repo.git(&["commit", "--quiet", "-m", "yours, during the run"]);
+    std::fs::write(&moved, "").unwrap();
+    let out = run.wait_with_output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let shown = format!("{stdout}{stderr}");
+    assert!(shown.contains("main moved on during the run (1 new commit(s))"), "{shown}");
+    // The advice works: the stack then sits on the new main.
+    let advice = shown.split("To move it onto the new main: ").nth(1).unwrap().lines().next().unwrap();
+    let followed = repo.command("bash", &repo.root).args(["-c", advice]).output().unwrap();
+    assert!(followed.status.success(), "{advice}: {}", String::from_utf8_lossy(&followed.stderr));
+    repo.assert_linear_stack(
+        "main",
+        &[
+            "ba5e00-task-1-1-first",
+            "ba5e00-task-1-2-second",
+            "ba5e00-task-2-1-third",
+            "ba5e00-task-2-2-fourth",
+        ],
+    );
+}

@@ -125,6 +125,20 @@ pub fn drive<D: PhaseDriver>(run: &mut Run, driver: &mut D) -> Result<Driven<D::
     if checked_through != phases.len() {
         stack::check_stack_through(run, phases.len())?;
     }
+    let first = phases.iter().flat_map(|phase| &phase.tasks).next().map(|task| task.branch.clone());
+    let base = run.manifest.base.clone();
+    if let Some(gained) =
+        first.as_deref().map(|first| stack::base_moved(&run.ws, &base, first)).transpose()?.flatten()
+    {
+        run.emit(Event::Notice {
+            message: format!(
+                "{base} moved on during the run ({gained} new commit(s)); the stack sits on the {base} it \
+                 started from. To move it onto the new {base}: cd {} && gs upstack restack --branch {}",
+                run.ws.main_worktree().display(),
+                first.unwrap_or_default()
+            ),
+        });
+    }
     Ok(Driven::Finished(finish(run, true)?))
 }
 
