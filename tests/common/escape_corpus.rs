@@ -8,10 +8,13 @@
 
 #[path = "escape_corpus/cases.rs"]
 mod cases;
+#[path = "escape_corpus/guard_holes.rs"]
+mod guard_holes;
 #[path = "escape_corpus/red_team.rs"]
 mod red_team;
 
 pub use cases::{Case, ESCAPES, NOT_FOLLOWED, ORDINARY};
+pub use guard_holes::GUARD_HOLES;
 pub use red_team::{ClassCase, RED_TEAM};
 
 /// What the guard must make of a call.
@@ -26,11 +29,11 @@ pub enum Expect {
 }
 
 /// Every Bash command of the corpus that is denied or not understood in some mode: the escape
-/// attempts, the red team's, and the commands wt cannot follow (never the ordinary work, which
+/// attempts, the red teams', and the commands wt cannot follow (never the ordinary work, which
 /// is allowed everywhere). In corpus order, without repeats.
 pub fn bash_escapes() -> Vec<&'static str> {
     let tables = ESCAPES.iter().chain(NOT_FOLLOWED).map(|(expect, tool, text)| (*expect, *tool, *text));
-    let red_team = RED_TEAM.iter().map(|(_, expect, text)| (*expect, "Bash", *text));
+    let red_team = RED_TEAM.iter().chain(GUARD_HOLES).map(|(_, expect, text)| (*expect, "Bash", *text));
     let mut out: Vec<&'static str> = Vec::new();
     for (expect, tool, text) in tables.chain(red_team) {
         if tool == "Bash" && matches!(expect, Expect::Deny | Expect::Unclear) && !out.contains(&text) {

@@ -151,6 +151,7 @@ pub const ESCAPES: &[Case] = &[
     (Deny, "MultiEdit", "/etc/hosts"),
     (Deny, "Write", "../outside.txt"),
     (Deny, "NotebookEdit", "/tmp/n.ipynb"),
+    (Deny, "Write", "/dev/fd/5/x"),
 ];
 
 /// Ordinary work inside the worktree: none of it may be denied.
@@ -302,6 +303,11 @@ pub const ORDINARY: &[Case] = &[
         "local_var_test() { :; }; declare -a opts=(--release --locked); cargo build \"${opts[@]}\"",
     ),
     (Allow, "Bash", "bash -o pipefail -c 'cargo test 2>&1 | tail -5'"),
+    // descriptors: the tool's own outputs, and folders opened inside the worktree
+    (Allow, "Bash", "echo x > /dev/fd/2"),
+    (Allow, "Bash", "tee out.txt /dev/fd/2 < src/lib.rs"),
+    (Allow, "Bash", "exec > build.log 2>&1; echo done > /dev/stderr"),
+    (Allow, "Bash", "exec 5<src; echo x > /dev/fd/5/new.rs"),
     (NoDecision, "Read", "/etc/hosts"),
     (NoDecision, "Read", "$REPO/README.md"),
     (NoDecision, "Glob", "**/*.rs"),
