@@ -127,6 +127,39 @@ impl Checker<'_> {
         opened.unwrap_or(Opened::Unknown)
     }
 
+    /// The files a hard link is made to (`ln`, `cp -l`, `rsync --link-dest`): a hard link is the
+    /// same file under a second name, so one inside the worktree to a file outside would make
+    /// that file writable from inside, where no later check sees where it really is. Each must
+    /// be inside the worktree (the kernel sandbox refuses such links, the hook alone must too).
+    pub fn hard_link_sources(&mut self, command: &str, sources: &[Arg], state: &State) {
+        let root = self.root();
+        for source in sources {
+            let Some(all) = source.exact().and_then(|s| self.resolve_all(s, state)) else {
+                self.unclear(format!(
+                    "`{command}` makes a hard link to `{}`, a file wt cannot know before it runs",
+                    source.shown
+                ));
+                continue;
+            };
+            for real in all {
+                match self.wt.place_of(&real) {
+                    Place::Inside | Place::Device => {}
+                    Place::GitLink => self.deny(format!(
+                        "`{command}` would make a hard link to the worktree's .git link in {root}: writing the \
+                         link would point the worktree elsewhere; leave it alone"
+                    )),
+                    Place::Outside(real) => self.deny(format!(
+                        "`{command}` would make a hard link to {}, outside the worktree {root}: a hard link is \
+                         the same file under a second name, so writing it would change the file outside; copy \
+                         it into the worktree instead (`cp {} …`)",
+                        real.display(),
+                        source.shown
+                    )),
+                }
+            }
+        }
+    }
+
     fn write_place(&mut self, command: &str, place: Place) {
         let root = self.root();
         match place {

@@ -158,6 +158,11 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
     let parse = |spec: &Spec| options::parse(args, spec, false);
     match name {
         "ln" | "link" => return link(checker, name, parse(&LN), state),
+        "cp" => {
+            let made = copy_links(checker, &parse(&CP), state);
+            write_operands(checker, name, args, state);
+            return made;
+        }
         "make" | "gmake" => make(checker, name, parse(&MAKE), state),
         "dd" => dd(checker, args, state),
         "sed" => super::sed::check(checker, args, state),
@@ -165,22 +170,24 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
             super::downloads::check(checker, name, args, state)
         }
         "find" => super::find::check(checker, args, state),
-        _ => {
-            let Some((parsed, targets)) = targets(name, args) else { return Vec::new() };
-            let content = if matches!(name, "chmod" | "chown" | "chgrp" | "touch") {
-                Content::Unchanged
-            } else {
-                Content::Unknown
-            };
-            if matches!(name, "chmod" | "chown" | "chgrp") {
-                checker
-                    .strictly(|checker| checker.write_all_holding(content, name, &parsed, &targets, state));
-            } else {
-                checker.write_all_holding(content, name, &parsed, &targets, state);
-            }
-        }
+        _ => write_operands(checker, name, args, state),
     }
     Vec::new()
+}
+
+/// The writes of a writer without rules of its own (`targets`).
+fn write_operands(checker: &mut Checker, name: &str, args: &[Arg], state: &State) {
+    let Some((parsed, targets)) = targets(name, args) else { return };
+    let content = if matches!(name, "chmod" | "chown" | "chgrp" | "touch") {
+        Content::Unchanged
+    } else {
+        Content::Unknown
+    };
+    if matches!(name, "chmod" | "chown" | "chgrp") {
+        checker.strictly(|checker| checker.write_all_holding(content, name, &parsed, &targets, state));
+    } else {
+        checker.write_all_holding(content, name, &parsed, &targets, state);
+    }
 }
 
 /// The files a writer without rules of its own writes, and how its options were read; `None`
@@ -271,33 +278,65 @@ fn install_targets(p: &Parsed) -> Vec<Arg> {
 }
 
 /// `ln [-s] target [link]`, `ln -t dir targets…`: where the links are made. A symbolic link
-/// made here is remembered, so writes through it later in the command are followed.
+/// made here is remembered, so writes through it later in the command are followed; a hard
+/// link must be to a file inside the worktree.
 fn link(checker: &mut Checker, name: &str, parsed: Parsed, state: &State) -> Vec<(PathBuf, PathBuf)> {
-    let mut made = Vec::new();
     let dir = parsed.values(&["-t", "--target-directory"]);
     let (link, targets): (Arg, &[Arg]) = match (dir.first(), parsed.operands.as_slice()) {
         (Some(dir), all) => (dir.clone(), all),
         (None, [target]) => (Arg::literal("."), std::slice::from_ref(target)),
         (None, [targets @ .., last]) => (last.clone(), targets),
-        (None, []) => return made,
+        (None, []) => return Vec::new(),
     };
     checker.write_all(name, &parsed, std::slice::from_ref(&link), state);
-    let symbolic = parsed.has(&["-s", "--symbolic"]);
-    if let (true, [target], Some(at), Some(link_path)) = (symbolic, targets, link.exact(), state.cwd.single())
-    {
-        if let Some(target) = target.exact() {
-            let place = super::paths::resolve(std::path::Path::new(at), &link_path.physical, &state.links);
-            let place = if place.is_dir() {
-                place.join(std::path::Path::new(target).file_name().unwrap_or_default())
-            } else {
-                place
-            };
-            made.push((place, PathBuf::from(target)));
-        }
-    } else if symbolic {
-        checker.unclear(format!("`{name} -s` makes links wt cannot follow later in this command"));
+    if name == "link" || !parsed.has(&["-s", "--symbolic"]) {
+        checker.hard_link_sources(name, targets, state);
+        return Vec::new();
     }
-    made
+    symbolic_link(checker, name, targets, &link, state)
+}
+
+/// `cp -l` (also in `-al`) makes hard links, `cp -s` symbolic ones, instead of copies.
+fn copy_links(checker: &mut Checker, parsed: &Parsed, state: &State) -> Vec<(PathBuf, PathBuf)> {
+    let dir = parsed.values(&["-t", "--target-directory"]);
+    let (sources, destination) = match (dir.first(), parsed.operands.as_slice()) {
+        (Some(dir), all) => (all, dir.clone()),
+        (None, [sources @ .., last]) if !sources.is_empty() => (sources, last.clone()),
+        _ => return Vec::new(),
+    };
+    if parsed.has(&["-l", "--link"]) {
+        checker.hard_link_sources("cp -l", sources, state);
+    }
+    if parsed.has(&["-s", "--symbolic-link"]) {
+        return symbolic_link(checker, "cp -s", sources, &destination, state);
+    }
+    Vec::new()
+}
+
+/// A symbolic link to `targets` made at `link`: remembered when there is one and wt knows both
+/// (a later write through it in the command is followed); otherwise not followed.
+fn symbolic_link(
+    checker: &mut Checker,
+    name: &str,
+    targets: &[Arg],
+    link: &Arg,
+    state: &State,
+) -> Vec<(PathBuf, PathBuf)> {
+    let (Some(target), Some(at), Some(link_path)) = (
+        targets.first().filter(|_| targets.len() == 1).and_then(Arg::exact),
+        link.exact(),
+        state.cwd.single(),
+    ) else {
+        checker.unclear(format!("`{name}` makes links wt cannot follow later in this command"));
+        return Vec::new();
+    };
+    let place = super::paths::resolve(std::path::Path::new(at), &link_path.physical, &state.links);
+    let place = if place.is_dir() {
+        place.join(std::path::Path::new(target).file_name().unwrap_or_default())
+    } else {
+        place
+    };
+    vec![(place, PathBuf::from(target))]
 }
 
 /// `patch [-d dir] [-o out] [file [patchfile]]`: the file, or the files the patch names

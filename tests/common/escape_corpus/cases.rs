@@ -308,6 +308,10 @@ pub const ORDINARY: &[Case] = &[
     (Allow, "Bash", "tee out.txt /dev/fd/2 < src/lib.rs"),
     (Allow, "Bash", "exec > build.log 2>&1; echo done > /dev/stderr"),
     (Allow, "Bash", "exec 5<src; echo x > /dev/fd/5/new.rs"),
+    // hard links inside the worktree
+    (Allow, "Bash", "ln src/lib.rs src/alias.rs"),
+    (Allow, "Bash", "cp -al src backup"),
+    (Allow, "Bash", "rsync -a --link-dest=../prev src/ backup/"),
     (NoDecision, "Read", "/etc/hosts"),
     (NoDecision, "Read", "$REPO/README.md"),
     (NoDecision, "Glob", "**/*.rs"),

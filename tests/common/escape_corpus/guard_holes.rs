@@ -36,4 +36,18 @@ pub const GUARD_HOLES: &[ClassCase] = &[
     ("G1: a file outside reopened for writing", Deny, "tee /dev/fd/4 4<$REPO/README.md < src/lib.rs"),
     ("G1: fd the command did not open", Unclear, "echo x > /dev/fd/5/x"),
     ("G1: fd opened on a path not known", Unclear, "exec 5<\"$DIR\"; echo x > /dev/fd/5/x"),
+    // G2: a hard link is the file itself; one to a file outside makes it writable from inside.
+    ("G2: ln", Deny, "ln /tmp/x hard && echo appended >> hard"),
+    ("G2: ln", Deny, "ln -f $REPO/README.md readme"),
+    ("G2: ln -t", Deny, "ln -t src /tmp/x"),
+    ("G2: ln through a symlink out", Deny, "ln etc-link/passwd passwd"),
+    ("G2: ln of the worktree's .git link", Deny, "ln .git git-link"),
+    ("G2: link", Deny, "link /tmp/x l"),
+    ("G2: cp -l", Deny, "cp -l /tmp/x cl && echo x >> cl"),
+    ("G2: cp --link", Deny, "cp --link $REPO/README.md cl"),
+    ("G2: cp -al", Deny, "cp -al $REPO mirror"),
+    ("G2: rsync --link-dest", Deny, "rsync -a --link-dest=/tmp src/ backup/"),
+    ("G2: rsync --link-dest", Deny, "rsync -a --link-dest=../../.. src/ backup/"),
+    ("G2: cp -s, then a write through it", Deny, "cp -s /tmp/x cs; echo x >> cs"),
+    ("G2: a source not known", Unclear, "ln \"$SRC\" h"),
 ];
