@@ -1,7 +1,7 @@
 //! Shell builtins that change what the policy follows: `cd`, `pushd`, `popd` (the working
 //! directory), declarations and other setters of variables (`export`, `read`, `unset`, …),
-//! builtins that run text as commands (`eval`, `source`, `trap`, `alias`), and those that end
-//! a path (`exit`, `break`).
+//! builtins that run text as commands (`eval`, `source`, `trap`, `alias`), those that end a path
+//! (`exit`, `break`), and `history`, which can write its list to a file.
 
 use super::arg::Arg;
 use super::checker::{Checker, Stdin};
@@ -42,6 +42,7 @@ pub fn is_builtin(name: &str) -> bool {
                 | "break"
                 | "continue"
                 | "fc"
+                | "history"
                 | "true"
                 | "false"
                 | ":"
@@ -85,6 +86,10 @@ pub fn run(checker: &mut Checker, name: &str, args: &[Arg], state: State, stdin:
             for value in args.iter().filter_map(|a| a.value.as_deref()?.split_once('=')) {
                 checker.nested(value.1, state.clone());
             }
+            Flow::both(state)
+        }
+        "history" => {
+            history(checker, args, &state);
             Flow::both(state)
         }
         "shopt" | "set" | "enable" | "hash" | "fc" => {
@@ -321,6 +326,28 @@ fn trap(checker: &mut Checker, args: &[Arg], state: &State) {
         }
         None => checker.unclear(format!("`trap` sets {} to run later, which wt cannot know", action.shown)),
     }
+}
+
+/// `history -w [FILE]`, `history -a [FILE]` write the history list to FILE, by default
+/// `$HISTFILE` (unset in a shell that is not interactive: bash then writes `~/.history`).
+/// `-r` and `-n` only read.
+fn history(checker: &mut Checker, args: &[Arg], state: &State) {
+    let is_option = |a: &Arg| a.text().len() > 1 && a.text().starts_with('-');
+    if !args.iter().any(|a| is_option(a) && a.text()[1..].contains(['w', 'a'])) {
+        return;
+    }
+    let target = match args.iter().find(|a| !is_option(a)) {
+        Some(file) => file.clone(),
+        None => match checker.variable("HISTFILE", state).filter(|f| !f.is_empty()) {
+            Some(file) => Arg { value: Some(file), shown: "$HISTFILE".into(), glob: false },
+            None => Arg {
+                value: checker.variable("HOME", state).map(|home| format!("{home}/.history")),
+                shown: "~/.history".into(),
+                glob: false,
+            },
+        },
+    };
+    checker.write_target("history", &target, state);
 }
 
 /// `shopt`, `set`, `enable`, `hash`, `fc`: options that change how later commands are read.

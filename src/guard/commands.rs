@@ -1,5 +1,6 @@
-//! Commands that are not shells, git or builtins: what they write, by the writers' rules, and
-//! whether they may run in a folder wt could not follow.
+//! Commands that are not shells, git or builtins: what they write, by the writers' rules (and
+//! `outputs` for readers that can write), and whether they may run in a folder wt could not
+//! follow.
 
 use std::path::PathBuf;
 
@@ -8,7 +9,8 @@ use super::checker::Checker;
 use super::state::State;
 
 /// Commands that only read (or print): run from a folder wt could not follow, they are still
-/// harmless.
+/// harmless. Those with an option or operand that writes a file or runs a program (`uniq IN
+/// OUT`, `tree -o`, `less -o`, `rg --pre`, `date -s` …) have it checked by their rule.
 const READ_ONLY: &[&str] = &[
     "ls",
     "cat",
@@ -87,6 +89,10 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
                 }
             }
         }
+    }
+    if super::outputs::handles(name) {
+        super::outputs::check(checker, name, args, state);
+        return Vec::new();
     }
     super::writers::check(checker, name, args, state)
 }

@@ -8,7 +8,7 @@
 //! - `bash` (the entry, `check_bash`, and the dispatch of each command to its rule), over
 //! - the walk: `flow` (lists, pipelines, compound commands) and `simple` (one simple command),
 //! - the rules: `prefixes`, `builtins`, `shells`, `vcs` → `git_rules`, `forge`, `commands` →
-//!   `writers` → `downloads`, `sed`, `find`,
+//!   `outputs`, `writers` → `downloads`, `sed`, `find`,
 //! - what the walk and the rules use: `expand`, `environment`, `targets` (where a write goes),
 //!   `scripts`, `directories`,
 //! - the shared context: `checker` (the check's verdict, limits and loops, and the `Walk` it
@@ -35,6 +35,7 @@ mod hook;
 pub mod limits;
 mod locate;
 mod options;
+mod outputs;
 pub mod paths;
 mod prefixes;
 pub mod rules;
