@@ -84,7 +84,7 @@ fn run(checker: &mut Checker, args: &[Arg], state: State, stdin: &Stdin) -> Flow
             builtins::run(checker, name, &rest, local, stdin);
         }
         _ => {
-            for (link, target) in commands::check(checker, name, &rest, &local) {
+            for (link, target) in commands::check(checker, name, &rest, &local, stdin) {
                 state.add_link(link, target);
             }
         }

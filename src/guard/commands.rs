@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::arg::Arg;
-use super::checker::Checker;
+use super::checker::{Checker, Stdin};
 use super::state::State;
 
 /// Commands that only read (or print): run from a folder wt could not follow, they are still
@@ -74,7 +74,13 @@ pub fn is_read_only(name: &str) -> bool {
 }
 
 /// Any other command: what it writes, by the writers' rules.
-pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> Vec<(PathBuf, PathBuf)> {
+pub fn check(
+    checker: &mut Checker,
+    name: &str,
+    args: &[Arg],
+    state: &State,
+    stdin: &Stdin,
+) -> Vec<(PathBuf, PathBuf)> {
     if !READ_ONLY.contains(&name) && !super::writers::follows_writes(name) {
         match state.cwd.dirs() {
             None => checker.unclear(format!("`{name}` runs in a folder wt could not follow")),
@@ -89,6 +95,9 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
                 }
             }
         }
+    }
+    if super::interpreters::handles(name) {
+        super::interpreters::check(checker, name, args, state, stdin);
     }
     if super::outputs::handles(name) {
         super::outputs::check(checker, name, args, state);

@@ -8,7 +8,7 @@
 //! - `bash` (the entry, `check_bash`, and the dispatch of each command to its rule), over
 //! - the walk: `flow` (lists, pipelines, compound commands) and `simple` (one simple command),
 //! - the rules: `prefixes`, `builtins`, `shells`, `vcs` → `git_rules`, `forge`, `commands` →
-//!   `outputs`, `writers` → `downloads`, `sed`, `find`,
+//!   `interpreters` → `awk`, `sqlite`; `outputs`, `writers` → `downloads`, `sed`, `find`,
 //! - what the walk and the rules use: `expand`, `environment`, `targets` (where a write goes),
 //!   `scripts`, `directories`,
 //! - the shared context: `checker` (the check's verdict, limits and loops, and the `Walk` it
@@ -16,6 +16,7 @@
 //!   `state`, `arg`, `options`, `written`, `globs`, `braces`, `paths`, `limits`, `shell`.
 
 mod arg;
+mod awk;
 mod bash;
 mod braces;
 mod builtins;
@@ -32,6 +33,7 @@ mod forge;
 mod git_rules;
 mod globs;
 mod hook;
+mod interpreters;
 pub mod limits;
 mod locate;
 mod options;
@@ -45,6 +47,7 @@ mod sed;
 pub mod shell;
 mod shells;
 mod simple;
+mod sqlite;
 mod state;
 mod targets;
 mod vcs;
