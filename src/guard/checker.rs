@@ -120,16 +120,17 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// Runs `check` for a command that changes files' mode or owner (`chmod`, `chown`): the
-    /// kernel sandbox does not stop those, so what wt cannot follow is denied, not unclear.
+    /// Runs `check` for a command that changes files' mode, owner or times (`chmod`, `chown`,
+    /// `touch -d`): the kernel sandbox does not stop those, so what wt cannot follow is denied,
+    /// not unclear.
     pub fn strictly(&mut self, check: impl FnOnce(&mut Self)) {
         let before = self.unclear.len();
         check(self);
         let fresh: Vec<String> = self.unclear.drain(before..).collect();
         for reason in fresh {
             self.deny(format!(
-                "{reason}; the kernel sandbox does not stop changes of mode or owner, so name the files \
-                 inside the worktree plainly"
+                "{reason}; the kernel sandbox does not stop changes of mode, owner or times, so name the \
+                 files inside the worktree plainly"
             ));
         }
     }

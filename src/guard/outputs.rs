@@ -1,7 +1,8 @@
-//! Commands that read or print, but write a file an operand or option names, or run a program
-//! an option names: `uniq IN OUT`, `xxd IN OUT`, `tree -o FILE`, `less -o FILE`, `file -C`,
-//! `iconv -o FILE`, `rg --pre PROGRAM`, `ag --pager PROGRAM`. What they write is checked like
-//! any write; the programs they run are not followed. The rest of `commands::READ_ONLY` has no
+//! Commands that read, print or make something small, and write a file an operand or option
+//! names, or run a program an option names: `uniq IN OUT`, `xxd IN OUT`, `tree -o FILE`, `less -o
+//! FILE`, `file -C`, `iconv -o FILE`, `openssl … -out FILE`, `ssh-keygen -f FILE`, `rg --pre
+//! PROGRAM`, `ag --pager PROGRAM`. What they write is checked like any write; the programs they
+//! run are not followed. The rest of `commands::READ_ONLY` has no
 //! such option (`diff`, `cmp`, `od`, `nl`, `column`, `jq`, `md5sum -c` … only read; `sort -o` is
 //! a writer's).
 
@@ -27,7 +28,10 @@ const ICONV: Spec = Spec::new("cls", "fto", "list silent verbose", "from-code to
 
 /// Whether `name` is one of these commands.
 pub fn handles(name: &str) -> bool {
-    matches!(name, "uniq" | "xxd" | "tree" | "less" | "file" | "iconv" | "rg" | "ag")
+    matches!(
+        name,
+        "uniq" | "xxd" | "tree" | "less" | "file" | "iconv" | "rg" | "ag" | "openssl" | "ssh-keygen"
+    )
 }
 
 pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) {
@@ -39,6 +43,8 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) {
             checker.write_all(name, &parsed, &output, state);
         }
         "xxd" => xxd(checker, args, state),
+        "openssl" => openssl(checker, args, state),
+        "ssh-keygen" => ssh_keygen(checker, args, state),
         "tree" => tree(checker, args, state),
         "less" => less(checker, args, state),
         // `file -C` compiles the magic files into `<name>.mgc` in the working directory.
@@ -184,4 +190,54 @@ fn less(checker: &mut Checker, args: &[Arg], state: &State) {
             }
         }
     }
+}
+
+/// `openssl SUBCOMMAND …`: options named `-…out` (`-out`, `-keyout`, `-reqout`, `-sess_out`),
+/// `-outdir`, `-writerand`, `-keylogfile` and `-CAserial` write the next word; `-CAcreateserial`
+/// writes a serial file next to the `-CA` certificate; `-engine`, `-provider`,
+/// `-provider-path` and `-config` load code or settings wt does not follow.
+fn openssl(checker: &mut Checker, args: &[Arg], state: &State) {
+    let value = |i: usize| args.get(i + 1).cloned().unwrap_or_else(|| Arg::literal(""));
+    let creates_serial = args.iter().any(|a| a.is("-CAcreateserial"));
+    for (i, arg) in args.iter().enumerate() {
+        let text = arg.text();
+        let writes = text.starts_with('-')
+            && (text.ends_with("out")
+                || matches!(text, "-outdir" | "-writerand" | "-keylogfile" | "-CAserial")
+                || (creates_serial && text == "-CA"));
+        if writes {
+            checker.write_target("openssl", &value(i), state);
+        } else if matches!(text, "-engine" | "-provider" | "-provider-path" | "-config") {
+            checker.unclear(format!("`openssl {text}` loads code or settings wt does not follow"));
+        }
+    }
+}
+
+/// `ssh-keygen`: reading modes (`-l`, `-y`, `-B`, `-F`, `-Q`, `-D`, `-e`, `-i`, `-L`, `-Y
+/// verify`) write nothing; signing writes next to each file signed (`-s`, `-Y sign`); anything
+/// else (making a key, `-p`, `-c`, `-R`, `-H`, `-k`, `-A`) writes the `-f` file, by default in
+/// `~/.ssh`.
+fn ssh_keygen(checker: &mut Checker, args: &[Arg], state: &State) {
+    const SPEC: Spec = Spec::new("ABceHhikLlpqUuvyQ", "abCDEFfGIJjKMmNnOPRrstVwYZz", "", "");
+    let parsed = options::parse(args, &SPEC, false);
+    let reading_op = parsed.values(&["-Y"]).iter().any(|op| {
+        matches!(op.text(), "verify" | "check-novalidate" | "find-principals" | "match-principals")
+    });
+    if reading_op || parsed.has(&["-l", "-y", "-B", "-F", "-Q", "-D", "-e", "-i", "-L"]) {
+        return;
+    }
+    let signs = parsed.has(&["-s"]) || parsed.values(&["-Y"]).iter().any(|op| op.is("sign"));
+    let mut targets = if signs { parsed.operands.clone() } else { Vec::new() };
+    let file = parsed.values(&["-f"]);
+    if !signs || parsed.has(&["-A"]) {
+        match file.first() {
+            Some(file) => targets.push(file.clone()),
+            None => targets.push(Arg {
+                value: checker.variable("HOME", state).map(|home| format!("{home}/.ssh")),
+                shown: "~/.ssh".into(),
+                glob: false,
+            }),
+        }
+    }
+    checker.write_all("ssh-keygen", &parsed, &targets, state);
 }

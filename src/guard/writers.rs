@@ -106,6 +106,21 @@ const SPLIT: Spec = Spec::new(
     "suffix-length bytes line-bytes lines number additional-suffix numeric-suffixes hex-suffixes filter",
 );
 
+const CSPLIT: Spec = Spec::new(
+    "kszq",
+    "bfn",
+    "keep-files quiet silent elide-empty-files suppress-matched",
+    "suffix-format prefix digits",
+);
+const FALLOCATE: Spec = Spec::new(
+    "cdinpxzv",
+    "lo",
+    "collapse-range dig-holes insert-range keep-size punch-hole posix zero-range verbose",
+    "length offset",
+);
+/// `--tmpdir` takes its folder only as `--tmpdir=DIR`.
+const MKTEMP: Spec = Spec::new("dqut", "p", "directory quiet dry-run tmpdir", "suffix");
+
 /// Writers whose every write wt follows from their arguments (builds such as `make` and
 /// `cargo` write more than their arguments say).
 pub fn follows_writes(name: &str) -> bool {
@@ -141,6 +156,9 @@ pub fn follows_writes(name: &str) -> bool {
             | "unzstd"
             | "lz4"
             | "split"
+            | "csplit"
+            | "fallocate"
+            | "mktemp"
             | "dd"
             | "sed"
             | "curl"
@@ -183,7 +201,11 @@ fn write_operands(checker: &mut Checker, name: &str, args: &[Arg], state: &State
     } else {
         Content::Unknown
     };
-    if matches!(name, "chmod" | "chown" | "chgrp") {
+    // Modes, owners and times are not write rights for the kernel sandbox: what wt cannot follow
+    // is refused (plain `touch` only sets a time to now; `-d`, `-t`, `-r` set any).
+    let metadata = matches!(name, "chmod" | "chown" | "chgrp")
+        || (name == "touch" && parsed.has(&["-d", "-t", "-r", "--date", "--reference"]));
+    if metadata {
         checker.strictly(|checker| checker.write_all_holding(content, name, &parsed, &targets, state));
     } else {
         checker.write_all_holding(content, name, &parsed, &targets, state);
@@ -230,6 +252,12 @@ fn targets(name: &str, args: &[Arg]) -> Option<(Parsed, Vec<Arg>)> {
         "split" => {
             with(parse(&SPLIT), |p| vec![p.operands.get(1).cloned().unwrap_or_else(|| Arg::literal("x"))])
         }
+        "csplit" => with(parse(&CSPLIT), |p| {
+            let prefix = p.values(&["-f", "--prefix"]);
+            if prefix.is_empty() { vec![Arg::literal("xx")] } else { prefix }
+        }),
+        "fallocate" => with(parse(&FALLOCATE), |p| p.operands.clone()),
+        "mktemp" => with(parse(&MKTEMP), temporary_file),
         "perl" => (Parsed::default(), perl_in_place(args)),
         "cc" | "gcc" | "g++" | "c++" | "clang" | "clang++" | "rustc" => {
             (Parsed::default(), option_values(args, &["-o"]))
@@ -241,6 +269,25 @@ fn targets(name: &str, args: &[Arg]) -> Option<(Parsed, Vec<Arg>)> {
 fn with(parsed: Parsed, targets: impl Fn(&Parsed) -> Vec<Arg>) -> (Parsed, Vec<Arg>) {
     let targets = targets(&parsed);
     (parsed, targets)
+}
+
+/// `mktemp -p DIR`, `--tmpdir=DIR`, `mktemp DIR/x.XXX`: a new file (or folder) in DIR. Without
+/// a folder it is made in the temporary folder: a new name, made exclusively, so nothing that
+/// is there changes (and `$TMPDIR` is the sandbox's own inside it); that is not followed.
+fn temporary_file(p: &Parsed) -> Vec<Arg> {
+    if p.has(&["-u", "--dry-run"]) {
+        return Vec::new();
+    }
+    let template = p.operands.last().cloned().unwrap_or_else(|| Arg::literal("tmp.XXXXXXXXXX"));
+    let dir = p.values(&["-p", "--tmpdir"]).pop();
+    match dir {
+        Some(dir) => {
+            let value = dir.value.as_deref().zip(template.value.as_deref()).map(|(d, t)| format!("{d}/{t}"));
+            vec![Arg { value, shown: format!("{}/{}", dir.shown, template.shown), glob: false }]
+        }
+        None if template.text().contains('/') && !p.has(&["-t"]) => vec![template],
+        None => Vec::new(),
+    }
 }
 
 /// `chmod -w file`: a mode that starts with `-` is an operand, not an option.
