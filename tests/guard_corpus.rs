@@ -33,6 +33,7 @@ fn layout() -> Layout {
     std::fs::write(root.join("src/lib.rs"), "").unwrap();
     std::fs::write(root.join(".git"), "gitdir: ../../.git/worktrees/abc123-task-1-1\n").unwrap();
     std::os::unix::fs::symlink("/etc", root.join("etc-link")).unwrap();
+    escape_corpus::write_worktree_scripts(&root);
     Layout { _temp: temp, repo, root }
 }
 

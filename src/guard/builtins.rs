@@ -288,9 +288,10 @@ fn setters(checker: &mut Checker, name: &str, args: &[Arg], state: State) -> Flo
     Flow::both(state)
 }
 
-/// `source FILE` / `. FILE`: the file runs in this shell, so afterwards any variable may have
-/// changed. A file inside the worktree is the project's own script (like `bash script.sh`);
-/// one outside, or a command's output (`source <(…)`), is not followed.
+/// `source FILE` / `. FILE`: the file runs in this shell. When wt reads it (`scripts`: one this
+/// command wrote, or a shell script inside the worktree), what follows starts from where it
+/// leaves the shell; otherwise any variable may have changed. One outside, or a command's output
+/// (`source <(…)`), is not followed.
 fn source(checker: &mut Checker, args: &[Arg], state: State, stdin: &Stdin) -> Flow {
     let mut state = state;
     let Some(file) = args.first() else { return Flow::both(state) };
@@ -304,11 +305,11 @@ fn source(checker: &mut Checker, args: &[Arg], state: State, stdin: &Stdin) -> F
         Some(path) if path.starts_with("/dev/fd/") || path.starts_with("/proc/") => {
             checker.unclear("`source` runs a command's output, which wt cannot see before it runs".into());
         }
-        Some(_) if checker.run_written("source", file, &state, false) => {}
-        Some(path) if checker.inside(Some(path), &state) => {}
-        Some(path) => checker
-            .unclear(format!("`source {path}` runs a file outside the worktree, which wt does not follow")),
-        None => checker.unclear(format!("`source {}` runs a file wt cannot know before it runs", file.shown)),
+        _ => {
+            if let Some(end) = checker.run_script("source", file, &state, false).and_then(Flow::end) {
+                return Flow::both(end);
+            }
+        }
     }
     state.lose_vars();
     Flow::both(state)

@@ -135,6 +135,17 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Runs `check` on a script read from a file: what it refuses or cannot follow is said to be
+    /// in `file`.
+    pub fn within<R>(&mut self, file: &str, check: impl FnOnce(&mut Self) -> R) -> R {
+        let (denials, unclear) = (self.denials.len(), self.unclear.len());
+        let result = check(self);
+        let prefix = |reason: &mut String| *reason = format!("in {file}: {reason}");
+        self.denials[denials..].iter_mut().for_each(prefix);
+        self.unclear[unclear..].iter_mut().for_each(prefix);
+        result
+    }
+
     /// Records something wt could not follow.
     pub fn unclear(&mut self, reason: String) {
         if self.unclear.len() >= MAX_MESSAGES {

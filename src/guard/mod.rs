@@ -1,7 +1,8 @@
 //! The guard: the policy for one tool call of an agent that must stay inside its worktree (a
 //! Claude Code PreToolUse hook). Deciding never starts a process or scans a repository: it
-//! parses, resolves paths and reads at most the rules file, and its work on one command is
-//! bounded (`limits`). Which worktree a call belongs to is the caller's business (`wt guard
+//! parses, resolves paths, and reads at most the rules file and the shell scripts inside the
+//! worktree that the command runs (`scripts`), and its work on one command is bounded
+//! (`limits`). Which worktree a call belongs to is the caller's business (`wt guard
 //! --root`, `--detect`, or the plugin's worker leases).
 //!
 //! The Bash policy is layered, each file using only those below it:

@@ -17,6 +17,26 @@ pub use cases::{Case, ESCAPES, NOT_FOLLOWED, ORDINARY};
 pub use guard_holes::GUARD_HOLES;
 pub use red_team::{ClassCase, RED_TEAM};
 
+/// Scripts an earlier call left in the worktree, which the corpus runs (`sh scripts/push.sh`):
+/// the guard reads a shell script inside the worktree before it runs it. Made executable.
+pub const WORKTREE_SCRIPTS: &[(&str, &str)] = &[
+    ("scripts/check.sh", "#!/bin/sh\nset -e\ncargo test\n"),
+    ("scripts/push.sh", "#!/usr/bin/env bash\ngit push origin HEAD\n"),
+    ("scripts/up.sh", "cd ..\n"),
+    (".venv/bin/pytest", "#!/usr/bin/env python3\nimport sys\nsys.exit(0)\n"),
+];
+
+/// Writes `WORKTREE_SCRIPTS` into the worktree `root`.
+pub fn write_worktree_scripts(root: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    for (path, content) in WORKTREE_SCRIPTS {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, content).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
 /// What the guard must make of a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Expect {

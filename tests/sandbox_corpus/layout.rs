@@ -158,6 +158,7 @@ impl Layout {
         run(self.command("tar", &self.root).args(tar));
         run(self.command("python3", &self.root).args(["-m", "zipfile", "-c", "x.zip", "README.md"]));
         std::fs::remove_dir_all(vendor).unwrap();
+        crate::escape_corpus::write_worktree_scripts(&self.root);
     }
 
     /// A copy of `template` in a new temporary folder.

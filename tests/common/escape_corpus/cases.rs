@@ -269,7 +269,7 @@ pub const ORDINARY: &[Case] = &[
     (Allow, "Bash", "sed -n '/fn /p' src/lib.rs | head"),
     (Allow, "Bash", "grep -rn \"TODO\" src/ | head -20"),
     (Allow, "Bash", "find . -name '*.rs' -exec grep -l foo {} +"),
-    (Allow, "Bash", "source .venv/bin/activate && pytest -q"),
+    (Allow, "Bash", "./scripts/check.sh && .venv/bin/pytest -q"),
     (Allow, "Bash", "export PATH=\"$PWD/node_modules/.bin:$PATH\" && eslint ."),
     (Allow, "Bash", "while read -r line; do echo \"$line\"; done < src/lib.rs"),
     (Allow, "Bash", "if [ -f Cargo.toml ]; then cargo build; else npm run build; fi"),
@@ -358,6 +358,8 @@ pub const ORDINARY: &[Case] = &[
 /// only the hook, they get no decision (the user's permission settings decide); inside the
 /// sandbox, they are allowed.
 pub const NOT_FOLLOWED: &[Case] = &[
+    // a script wt cannot read (here: not there; a real venv's sets PS1, which wt does not follow)
+    (Unclear, "Bash", "source .venv/bin/activate && pytest -q"),
     // code given to an interpreter on its command line or input is not read
     (Unclear, "Bash", "python3 - <<'EOF'\nprint('hi')\nEOF"),
     (

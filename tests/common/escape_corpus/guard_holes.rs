@@ -130,4 +130,14 @@ pub const GUARD_HOLES: &[ClassCase] = &[
     ("G4: parallel --wd", Deny, "parallel --wd /tmp touch ::: a"),
     ("G4: parallel on its input", Unclear, "ls | parallel rm"),
     ("G4: parallel on files", Unclear, "parallel 'rm -rf {}' :::: /tmp/x"),
+    // G4: scripts an earlier call wrote (`WORKTREE_SCRIPTS`) are read before they run.
+    ("G4: a script an earlier call wrote", Deny, "sh scripts/push.sh"),
+    ("G4: a script an earlier call wrote", Deny, "bash -e scripts/push.sh"),
+    ("G4: a script an earlier call wrote", Deny, "./scripts/push.sh"),
+    ("G4: a script an earlier call wrote", Deny, "$ROOT/scripts/push.sh --force"),
+    ("G4: a script an earlier call wrote", Deny, "source scripts/push.sh"),
+    ("G4: a sourced script moves the shell", Deny, ". scripts/up.sh && rm -rf abc123-task-1-10"),
+    ("G4: a script that is not there", Unclear, "sh scripts/missing.sh"),
+    ("G4: a script that is not there", Unclear, "./scripts/missing.sh"),
+    ("G4: a script in the sibling worktree", Unclear, "../abc123-task-1-10/s.sh"),
 ];
