@@ -220,7 +220,7 @@ fn every_guard_hole_of_the_second_red_team_is_covered_and_none_is_allowed_by_the
         *per_class.entry(class.split(':').next().unwrap()).or_default() += 1;
         assert_ne!(*expect, Expect::Allow, "{text:?} is an escape");
     }
-    for class in ["G1", "G2", "G3", "G4"] {
+    for class in ["G1", "G2", "G3", "G4", "K9"] {
         assert!(per_class.get(class).is_some_and(|n| *n >= 5), "class {class}: {per_class:?}");
     }
 }

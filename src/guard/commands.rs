@@ -96,6 +96,14 @@ pub fn check(
             }
         }
     }
+    if super::servers::handles(name) {
+        super::servers::check(checker, name, args);
+        return Vec::new();
+    }
+    if super::machine::handles(name) {
+        super::machine::check(checker, name, args, state);
+        return Vec::new();
+    }
     if super::interpreters::handles(name) {
         super::interpreters::check(checker, name, args, state, stdin);
     }

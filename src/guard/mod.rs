@@ -9,7 +9,8 @@
 //! - `bash` (the entry, `check_bash`, and the dispatch of each command to its rule), over
 //! - the walk: `flow` (lists, pipelines, compound commands) and `simple` (one simple command),
 //! - the rules: `prefixes`, `builtins`, `shells`, `vcs` → `git_rules`, `forge`, `commands` →
-//!   `interpreters` → `awk`, `sqlite`; `outputs`, `writers` → `downloads`, `sed`, `find`,
+//!   `servers`, `machine`, `interpreters` → `awk`, `sqlite`; `outputs`, `writers` → `downloads`,
+//!   `sed`, `find`,
 //! - what the walk and the rules use: `expand`, `environment`, `targets` (where a write goes),
 //!   `scripts`, `directories`,
 //! - the shared context: `checker` (the check's verdict, limits and loops, and the `Walk` it
@@ -37,6 +38,7 @@ mod hook;
 mod interpreters;
 pub mod limits;
 mod locate;
+mod machine;
 mod options;
 mod outputs;
 pub mod paths;
@@ -45,6 +47,7 @@ pub mod rules;
 mod sandbox_rules;
 mod scripts;
 mod sed;
+mod servers;
 pub mod shell;
 mod shells;
 mod simple;

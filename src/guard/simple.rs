@@ -7,7 +7,7 @@
 use super::arg::Arg;
 use super::builtins;
 use super::checker::{Checker, Stdin};
-use super::shell::{self, RedirectKind, SimpleCommand, Word};
+use super::shell::{self, RedirectKind, Segment, SimpleCommand, Word};
 use super::state::{Flow, State, Value};
 use super::written::Content;
 
@@ -38,7 +38,11 @@ impl Checker<'_> {
         for assignment in &command.assignments {
             let value = self.assignment_value(assignment, &local);
             self.environment(&assignment.name, &value, &local);
-            local.set(&assignment.name, value);
+            if is_last_job(assignment) {
+                local.set_job(&assignment.name);
+            } else {
+                local.set(&assignment.name, value);
+            }
         }
         let bare_exec = args.len() == 1 && args[0].is("exec");
         let flow = if args.is_empty() { Flow::both(local) } else { self.run(&args, local, &stdin) };
@@ -174,4 +178,11 @@ impl Checker<'_> {
             _ => Stdin::Unknown,
         }
     }
+}
+
+/// `NAME=$!`: the process id of the last job this command started in the background.
+fn is_last_job(assignment: &shell::Assignment) -> bool {
+    !assignment.append
+        && !assignment.array
+        && matches!(assignment.words.as_slice(), [word] if matches!(word.segments.as_slice(), [Segment::Variable { name, .. }] if name == "!"))
 }

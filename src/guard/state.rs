@@ -110,6 +110,8 @@ pub struct State {
     functions: Rc<Vec<String>>,
     /// Descriptors the command opened, and what is open on each.
     descriptors: Rc<Vec<(u32, Opened)>>,
+    /// Variables holding the process id of a job this command started (`pid=$!`).
+    jobs: Rc<Vec<String>>,
     /// A command that may change files (not only read) ran before this point: a folder that is
     /// there now may be gone, or closed, by the time a later `cd` runs.
     pub files_changed: bool,
@@ -125,6 +127,7 @@ impl State {
             links: Rc::default(),
             functions: Rc::default(),
             descriptors: Rc::default(),
+            jobs: Rc::default(),
             files_changed: false,
         }
     }
@@ -141,6 +144,20 @@ impl State {
 
     pub fn set(&mut self, name: &str, value: Value) {
         Rc::make_mut(&mut self.vars).insert(name.to_owned(), value);
+        if self.jobs.iter().any(|job| job == name) {
+            Rc::make_mut(&mut self.jobs).retain(|job| job != name);
+        }
+    }
+
+    /// `name` now holds the process id of a job this command started (`name=$!`).
+    pub fn set_job(&mut self, name: &str) {
+        self.set(name, Value::Unknown);
+        Rc::make_mut(&mut self.jobs).push(name.to_owned());
+    }
+
+    /// Whether `name` holds the process id of a job this command started.
+    pub fn holds_job(&self, name: &str) -> bool {
+        self.jobs.iter().any(|job| job == name)
     }
 
     /// After `source` or anything else that may set any variable.
@@ -229,6 +246,7 @@ impl State {
             }
             Rc::new(joined)
         };
+        let jobs = self.jobs.iter().filter(|job| other.holds_job(job)).cloned().collect();
         State {
             cwd: self.cwd.join(&other.cwd),
             vars: Rc::new(vars),
@@ -237,6 +255,7 @@ impl State {
             links: Rc::new(links),
             functions: Rc::new(functions),
             descriptors,
+            jobs: Rc::new(jobs),
             files_changed: self.files_changed || other.files_changed,
         }
     }
