@@ -100,6 +100,9 @@ pub fn check(
         super::servers::check(checker, name, args);
         return Vec::new();
     }
+    if super::installers::handles(name) {
+        super::installers::check(checker, name, args, state);
+    }
     if super::machine::handles(name) {
         super::machine::check(checker, name, args, state);
         return Vec::new();

@@ -247,6 +247,9 @@ fn program_runs(checker: &mut Checker, name: &str, program: Program, state: &Sta
                 ));
             }
         }
+        Program::Module(Some("pip"), rest) => {
+            super::installers::pip(checker, &format!("{name} -m pip"), rest, state)
+        }
         Program::Module(module, rest) => {
             if module == Some("venv") {
                 let dirs: Vec<&Arg> = rest.iter().filter(|a| !a.text().starts_with('-')).collect();

@@ -9,8 +9,8 @@
 //! - `bash` (the entry, `check_bash`, and the dispatch of each command to its rule), over
 //! - the walk: `flow` (lists, pipelines, compound commands) and `simple` (one simple command),
 //! - the rules: `prefixes`, `builtins`, `shells`, `vcs` → `git_rules`, `forge`, `commands` →
-//!   `servers`, `machine`, `interpreters` → `awk`, `sqlite`; `outputs`, `writers` → `downloads`,
-//!   `sed`, `find`,
+//!   `servers`, `machine`, `interpreters` → `awk`, `sqlite`, `installers`; `outputs`, `writers` →
+//!   `downloads`, `sed`, `find` (`installers` uses `writers`' option reader),
 //! - what the walk and the rules use: `expand`, `environment`, `targets` (where a write goes),
 //!   `scripts`, `directories`,
 //! - the shared context: `checker` (the check's verdict, limits and loops, and the `Walk` it
@@ -35,6 +35,7 @@ mod forge;
 mod git_rules;
 mod globs;
 mod hook;
+mod installers;
 mod interpreters;
 pub mod limits;
 mod locate;

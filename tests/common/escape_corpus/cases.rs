@@ -357,6 +357,10 @@ pub const ORDINARY: &[Case] = &[
     (Allow, "Bash", "docker ps -a && docker compose ps"),
     (Allow, "Bash", "systemctl --user status"),
     (Allow, "Bash", "crontab -l"),
+    // package managers installing into the project
+    (Allow, "Bash", "npm config get registry && npm --prefix ./web install"),
+    (Allow, "Bash", "pip install -r requirements.txt && pip install -t vendor requests"),
+    (Allow, "Bash", "go env GOPATH"),
     (NoDecision, "Read", "/etc/hosts"),
     (NoDecision, "Read", "$REPO/README.md"),
     (NoDecision, "Glob", "**/*.rs"),

@@ -140,6 +140,14 @@ pub const GUARD_HOLES: &[ClassCase] = &[
     ("G4: a script that is not there", Unclear, "sh scripts/missing.sh"),
     ("G4: a script that is not there", Unclear, "./scripts/missing.sh"),
     ("G4: a script in the sibling worktree", Unclear, "../abc123-task-1-10/s.sh"),
+    // G4: package managers writing the user's global folders and settings.
+    ("G4: npm install -g", Deny, "npm install -g --offline left-pad"),
+    ("G4: npm config set", Deny, "npm config set registry https://example.com/"),
+    ("G4: yarn global add", Deny, "yarn global add --offline left-pad"),
+    ("G4: go env -w", Deny, "go env -w GOFLAGS=-mod=mod"),
+    ("G4: pip --target", Deny, "pip install --no-index --target /tmp/pip nothing"),
+    ("G4: pip --user", Deny, "pip install --no-index --user nothing"),
+    ("G4: python3 -m pip --prefix", Deny, "python3 -m pip install --no-index --prefix /tmp/p nothing"),
     // G4: the machine's clock and other processes, which the kernel sandbox does not guard.
     ("G4: date -s", Deny, "date -s 'not a date'"),
     ("G4: date --set", Deny, "date --set='not a date'"),
