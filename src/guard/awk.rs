@@ -33,7 +33,21 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) {
                 }
                 break;
             }
-            "-S" | "--sandbox" => return,
+            "-S" | "--sandbox" | "--version" | "--help" => return,
+            // mawk's `-W version`, `-W interactive`…; `-W exec FILE` runs a program file.
+            "-W" => {
+                let value =
+                    attached.or_else(|| args.get(i).and_then(|a| a.value.as_deref())).unwrap_or_default();
+                i += usize::from(attached.is_none());
+                match value {
+                    "version" | "usage" => return,
+                    _ if value.starts_with("exec") => {
+                        return checker
+                            .unclear(format!("`{name} -W exec` runs a program file wt does not follow"));
+                    }
+                    _ => {}
+                }
+            }
             "-F" | "-v" | "--field-separator" | "--assign" => i += usize::from(attached.is_none()),
             "-f" | "--file" | "-E" | "--exec" | "-i" | "--include" => {
                 let file = match attached {

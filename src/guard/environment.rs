@@ -62,6 +62,11 @@ impl Checker<'_> {
             "BASH_ENV" | "ENV" => {
                 self.unclear(format!("{name} makes later shells run a file wt does not follow"));
             }
+            "NODE_OPTIONS" if value.known().is_none_or(|v| v.contains("data:")) => {
+                self.unclear(format!(
+                    "{name} may give node code to run (`--import data:…`), which wt does not read"
+                ));
+            }
             "LESSKEY" | "LESSKEYIN" | "LESSKEY_CONTENT" => {
                 self.unclear(format!(
                     "{name} gives less key bindings (and settings such as LESSOPEN) wt does not follow"

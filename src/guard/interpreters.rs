@@ -182,8 +182,14 @@ fn scan<'a>(language: &Language, args: &'a [Arg]) -> Program<'a> {
             if language.long_code.contains(&name.as_str()) {
                 return Program::Code;
             }
-            if language.long_values.contains(&name.as_str()) && !inline {
-                i += 1;
+            if language.long_values.contains(&name.as_str()) {
+                let value =
+                    if inline { long.split_once('=').map(|(_, v)| v) } else { args.get(i).map(Arg::text) };
+                // `node --import data:text/javascript,…` is code given on the command line.
+                if value.is_some_and(|v| v.starts_with("data:")) {
+                    return Program::Code;
+                }
+                i += usize::from(!inline);
             }
             continue;
         }
