@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use escape_corpus::{Case, ESCAPES, Expect, NOT_FOLLOWED, ORDINARY, RED_TEAM};
+use escape_corpus::{Case, ESCAPES, Expect, GUARD_HOLES, NOT_FOLLOWED, ORDINARY, RED_TEAM};
 
 /// A worktree at `<tmp>/repo/.worktrees/abc123-task-1-1` with a sibling whose name extends it,
 /// a symlink that leads out, and a file to restore.
@@ -33,6 +33,7 @@ fn layout() -> Layout {
     std::fs::write(root.join("src/lib.rs"), "").unwrap();
     std::fs::write(root.join(".git"), "gitdir: ../../.git/worktrees/abc123-task-1-1\n").unwrap();
     std::os::unix::fs::symlink("/etc", root.join("etc-link")).unwrap();
+    escape_corpus::write_worktree_scripts(&root);
     Layout { _temp: temp, repo, root }
 }
 
@@ -168,7 +169,7 @@ fn check(layout: &Layout, mode: Mode, cases: &[Case], cwd: &Path) -> Vec<String>
 }
 
 fn red_team_cases() -> Vec<Case> {
-    RED_TEAM.iter().map(|(_, expect, text)| (*expect, "Bash", *text)).collect()
+    RED_TEAM.iter().chain(GUARD_HOLES).map(|(_, expect, text)| (*expect, "Bash", *text)).collect()
 }
 
 fn all_cases() -> Vec<Case> {
@@ -208,6 +209,18 @@ fn every_red_team_class_is_covered_and_none_is_allowed_by_the_hook_alone() {
         assert_ne!(*expect, Expect::Allow, "{text:?} is an escape");
     }
     for class in ["syntax", "state", "shells", "options", "writers", "git", "gh"] {
+        assert!(per_class.get(class).is_some_and(|n| *n >= 5), "class {class}: {per_class:?}");
+    }
+}
+
+#[test]
+fn every_guard_hole_of_the_second_red_team_is_covered_and_none_is_allowed_by_the_hook_alone() {
+    let mut per_class: BTreeMap<&str, usize> = BTreeMap::new();
+    for (class, expect, text) in GUARD_HOLES {
+        *per_class.entry(class.split(':').next().unwrap()).or_default() += 1;
+        assert_ne!(*expect, Expect::Allow, "{text:?} is an escape");
+    }
+    for class in ["G1", "G2", "G3", "G4", "K9"] {
         assert!(per_class.get(class).is_some_and(|n| *n >= 5), "class {class}: {per_class:?}");
     }
 }

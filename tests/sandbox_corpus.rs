@@ -45,6 +45,7 @@ const THREADS: usize = 4;
 /// longer escapes.
 const ACCEPTED_ESCAPES: &[(&str, &str)] = &[
     ("chmod 777 /tmp/x", "the mode of a file outside (here the stand-in for /tmp/x)"),
+    ("exec 5</tmp; chmod 000 /dev/fd/5/x", "the same, through a descriptor opened on the folder outside"),
     ("chown -R nobody /tmp/x", "the owner of a file outside (the tests run as root here)"),
     (
         "chmod -R 777 $REPO",

@@ -63,7 +63,7 @@ fn run(checker: &mut Checker, args: &[Arg], state: State, stdin: &Stdin) -> Flow
     }
     let name = program.rsplit('/').next().unwrap_or(program);
     if program.contains('/') {
-        checker.run_written(program, first, &state, true);
+        checker.run_script(program, first, &state, true);
     }
     let end = |flow: Flow| if prefix.replaces_shell { Flow::none() } else { flow };
     if prefix.keeps_shell && builtins::is_builtin(name) {
@@ -84,7 +84,7 @@ fn run(checker: &mut Checker, args: &[Arg], state: State, stdin: &Stdin) -> Flow
             builtins::run(checker, name, &rest, local, stdin);
         }
         _ => {
-            for (link, target) in commands::check(checker, name, &rest, &local) {
+            for (link, target) in commands::check(checker, name, &rest, &local, stdin) {
                 state.add_link(link, target);
             }
         }

@@ -1,7 +1,7 @@
 //! Shell builtins that change what the policy follows: `cd`, `pushd`, `popd` (the working
 //! directory), declarations and other setters of variables (`export`, `read`, `unset`, …),
-//! builtins that run text as commands (`eval`, `source`, `trap`, `alias`), and those that end
-//! a path (`exit`, `break`).
+//! builtins that run text as commands (`eval`, `source`, `trap`, `alias`), those that end a path
+//! (`exit`, `break`), and `history`, which can write its list to a file.
 
 use super::arg::Arg;
 use super::checker::{Checker, Stdin};
@@ -42,6 +42,7 @@ pub fn is_builtin(name: &str) -> bool {
                 | "break"
                 | "continue"
                 | "fc"
+                | "history"
                 | "true"
                 | "false"
                 | ":"
@@ -85,6 +86,10 @@ pub fn run(checker: &mut Checker, name: &str, args: &[Arg], state: State, stdin:
             for value in args.iter().filter_map(|a| a.value.as_deref()?.split_once('=')) {
                 checker.nested(value.1, state.clone());
             }
+            Flow::both(state)
+        }
+        "history" => {
+            history(checker, args, &state);
             Flow::both(state)
         }
         "shopt" | "set" | "enable" | "hash" | "fc" => {
@@ -283,9 +288,10 @@ fn setters(checker: &mut Checker, name: &str, args: &[Arg], state: State) -> Flo
     Flow::both(state)
 }
 
-/// `source FILE` / `. FILE`: the file runs in this shell, so afterwards any variable may have
-/// changed. A file inside the worktree is the project's own script (like `bash script.sh`);
-/// one outside, or a command's output (`source <(…)`), is not followed.
+/// `source FILE` / `. FILE`: the file runs in this shell. When wt reads it (`scripts`: one this
+/// command wrote, or a shell script inside the worktree), what follows starts from where it
+/// leaves the shell; otherwise any variable may have changed. One outside, or a command's output
+/// (`source <(…)`), is not followed.
 fn source(checker: &mut Checker, args: &[Arg], state: State, stdin: &Stdin) -> Flow {
     let mut state = state;
     let Some(file) = args.first() else { return Flow::both(state) };
@@ -299,11 +305,11 @@ fn source(checker: &mut Checker, args: &[Arg], state: State, stdin: &Stdin) -> F
         Some(path) if path.starts_with("/dev/fd/") || path.starts_with("/proc/") => {
             checker.unclear("`source` runs a command's output, which wt cannot see before it runs".into());
         }
-        Some(_) if checker.run_written("source", file, &state, false) => {}
-        Some(path) if checker.inside(Some(path), &state) => {}
-        Some(path) => checker
-            .unclear(format!("`source {path}` runs a file outside the worktree, which wt does not follow")),
-        None => checker.unclear(format!("`source {}` runs a file wt cannot know before it runs", file.shown)),
+        _ => {
+            if let Some(end) = checker.run_script("source", file, &state, false).and_then(Flow::end) {
+                return Flow::both(end);
+            }
+        }
     }
     state.lose_vars();
     Flow::both(state)
@@ -321,6 +327,28 @@ fn trap(checker: &mut Checker, args: &[Arg], state: &State) {
         }
         None => checker.unclear(format!("`trap` sets {} to run later, which wt cannot know", action.shown)),
     }
+}
+
+/// `history -w [FILE]`, `history -a [FILE]` write the history list to FILE, by default
+/// `$HISTFILE` (unset in a shell that is not interactive: bash then writes `~/.history`).
+/// `-r` and `-n` only read.
+fn history(checker: &mut Checker, args: &[Arg], state: &State) {
+    let is_option = |a: &Arg| a.text().len() > 1 && a.text().starts_with('-');
+    if !args.iter().any(|a| is_option(a) && a.text()[1..].contains(['w', 'a'])) {
+        return;
+    }
+    let target = match args.iter().find(|a| !is_option(a)) {
+        Some(file) => file.clone(),
+        None => match checker.variable("HISTFILE", state).filter(|f| !f.is_empty()) {
+            Some(file) => Arg { value: Some(file), shown: "$HISTFILE".into(), glob: false },
+            None => Arg {
+                value: checker.variable("HOME", state).map(|home| format!("{home}/.history")),
+                shown: "~/.history".into(),
+                glob: false,
+            },
+        },
+    };
+    checker.write_target("history", &target, state);
 }
 
 /// `shopt`, `set`, `enable`, `hash`, `fc`: options that change how later commands are read.

@@ -120,18 +120,30 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// Runs `check` for a command that changes files' mode or owner (`chmod`, `chown`): the
-    /// kernel sandbox does not stop those, so what wt cannot follow is denied, not unclear.
+    /// Runs `check` for a command that changes files' mode, owner or times (`chmod`, `chown`,
+    /// `touch -d`): the kernel sandbox does not stop those, so what wt cannot follow is denied,
+    /// not unclear.
     pub fn strictly(&mut self, check: impl FnOnce(&mut Self)) {
         let before = self.unclear.len();
         check(self);
         let fresh: Vec<String> = self.unclear.drain(before..).collect();
         for reason in fresh {
             self.deny(format!(
-                "{reason}; the kernel sandbox does not stop changes of mode or owner, so name the files \
-                 inside the worktree plainly"
+                "{reason}; the kernel sandbox does not stop changes of mode, owner or times, so name the \
+                 files inside the worktree plainly"
             ));
         }
+    }
+
+    /// Runs `check` on a script read from a file: what it refuses or cannot follow is said to be
+    /// in `file`.
+    pub fn within<R>(&mut self, file: &str, check: impl FnOnce(&mut Self) -> R) -> R {
+        let (denials, unclear) = (self.denials.len(), self.unclear.len());
+        let result = check(self);
+        let prefix = |reason: &mut String| *reason = format!("in {file}: {reason}");
+        self.denials[denials..].iter_mut().for_each(prefix);
+        self.unclear[unclear..].iter_mut().for_each(prefix);
+        result
     }
 
     /// Records something wt could not follow.

@@ -1,14 +1,16 @@
-//! Commands that are not shells, git or builtins: what they write, by the writers' rules, and
-//! whether they may run in a folder wt could not follow.
+//! Commands that are not shells, git or builtins: what they write, by the writers' rules (and
+//! `outputs` for readers that can write), and whether they may run in a folder wt could not
+//! follow.
 
 use std::path::PathBuf;
 
 use super::arg::Arg;
-use super::checker::Checker;
+use super::checker::{Checker, Stdin};
 use super::state::State;
 
 /// Commands that only read (or print): run from a folder wt could not follow, they are still
-/// harmless.
+/// harmless. Those with an option or operand that writes a file or runs a program (`uniq IN
+/// OUT`, `tree -o`, `less -o`, `rg --pre`, `date -s` …) have it checked by their rule.
 const READ_ONLY: &[&str] = &[
     "ls",
     "cat",
@@ -72,7 +74,13 @@ pub fn is_read_only(name: &str) -> bool {
 }
 
 /// Any other command: what it writes, by the writers' rules.
-pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> Vec<(PathBuf, PathBuf)> {
+pub fn check(
+    checker: &mut Checker,
+    name: &str,
+    args: &[Arg],
+    state: &State,
+    stdin: &Stdin,
+) -> Vec<(PathBuf, PathBuf)> {
     if !READ_ONLY.contains(&name) && !super::writers::follows_writes(name) {
         match state.cwd.dirs() {
             None => checker.unclear(format!("`{name}` runs in a folder wt could not follow")),
@@ -87,6 +95,24 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
                 }
             }
         }
+    }
+    if super::servers::handles(name) {
+        super::servers::check(checker, name, args);
+        return Vec::new();
+    }
+    if super::installers::handles(name) {
+        super::installers::check(checker, name, args, state);
+    }
+    if super::machine::handles(name) {
+        super::machine::check(checker, name, args, state);
+        return Vec::new();
+    }
+    if super::interpreters::handles(name) {
+        super::interpreters::check(checker, name, args, state, stdin);
+    }
+    if super::outputs::handles(name) {
+        super::outputs::check(checker, name, args, state);
+        return Vec::new();
     }
     super::writers::check(checker, name, args, state)
 }

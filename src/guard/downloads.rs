@@ -272,11 +272,30 @@ fn rsync(checker: &mut Checker, args: &[Arg], state: &State) {
         if !sources.is_empty() && !is_remote(dest) {
             targets.push(dest.clone());
         }
+        link_dest(checker, &parsed, dest, state);
         if parsed.has(&["--remove-source-files"]) {
             targets.extend(sources.iter().filter(|s| !is_remote(s)).cloned());
         }
     }
     checker.write_all("rsync", &parsed, &targets, state);
+}
+
+/// `rsync --link-dest=DIR`: files unchanged since DIR are hard links to DIR's, which must be
+/// inside the worktree; a relative DIR is relative to the destination (on another machine
+/// when the destination is).
+fn link_dest(checker: &mut Checker, parsed: &Parsed, dest: &Arg, state: &State) {
+    if is_remote(dest) {
+        return;
+    }
+    for dir in parsed.values(&["--link-dest"]) {
+        let path = match dir.value.as_deref() {
+            Some(dir) if dir.starts_with('/') => Some(dir.to_owned()),
+            Some(dir) => dest.value.as_deref().map(|dest| format!("{dest}/{dir}")),
+            None => None,
+        };
+        let source = Arg { value: path, shown: dir.shown.clone(), glob: dir.glob || dest.glob };
+        checker.hard_link_sources("rsync --link-dest", std::slice::from_ref(&source), state);
+    }
 }
 
 /// `cargo`: builds write the project's `target/` next to its manifest, or `--target-dir`;

@@ -37,6 +37,7 @@ const COMMAND_VARIABLES: &[&str] = &[
     "GIT_PROXY_COMMAND",
     "PROMPT_COMMAND",
     "LESSOPEN",
+    "LESSCLOSE",
 ];
 
 impl Checker<'_> {
@@ -60,6 +61,16 @@ impl Checker<'_> {
             "BASH_ENV" | "ENV" if self.inside(value.known(), state) => {}
             "BASH_ENV" | "ENV" => {
                 self.unclear(format!("{name} makes later shells run a file wt does not follow"));
+            }
+            "NODE_OPTIONS" if value.known().is_none_or(|v| v.contains("data:")) => {
+                self.unclear(format!(
+                    "{name} may give node code to run (`--import data:…`), which wt does not read"
+                ));
+            }
+            "LESSKEY" | "LESSKEYIN" | "LESSKEY_CONTENT" => {
+                self.unclear(format!(
+                    "{name} gives less key bindings (and settings such as LESSOPEN) wt does not follow"
+                ));
             }
             "PS0" | "PS1" | "PS2" | "PS3" | "PS4" | "SHELLOPTS" | "BASHOPTS" => {
                 self.unclear(format!(

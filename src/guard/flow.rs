@@ -244,8 +244,12 @@ impl Checker<'_> {
     fn redirected(&mut self, parts: &[Item], state: State, stdin: &Stdin) -> Flow {
         let [body, Item { node: Node::Command(tail), .. }] = parts else { return Flow::both(state) };
         self.substitutions(tail, &state, stdin);
-        let input = self.redirects(&tail.redirects, &state, stdin, None);
-        self.node(&body.node, state, &input)
+        let mut redirected = state.clone();
+        let input = self.redirects(&tail.redirects, &mut redirected, stdin, None);
+        self.node(&body.node, redirected, &input).map(|mut s| {
+            s.keep_descriptors_of(&state);
+            s
+        })
     }
 
     /// The words of a compound command's header (`for … in WORDS`, `case WORD`, patterns):

@@ -1,14 +1,16 @@
 //! The guard: the policy for one tool call of an agent that must stay inside its worktree (a
 //! Claude Code PreToolUse hook). Deciding never starts a process or scans a repository: it
-//! parses, resolves paths and reads at most the rules file, and its work on one command is
-//! bounded (`limits`). Which worktree a call belongs to is the caller's business (`wt guard
+//! parses, resolves paths, and reads at most the rules file and the shell scripts inside the
+//! worktree that the command runs (`scripts`), and its work on one command is bounded
+//! (`limits`). Which worktree a call belongs to is the caller's business (`wt guard
 //! --root`, `--detect`, or the plugin's worker leases).
 //!
 //! The Bash policy is layered, each file using only those below it:
 //! - `bash` (the entry, `check_bash`, and the dispatch of each command to its rule), over
 //! - the walk: `flow` (lists, pipelines, compound commands) and `simple` (one simple command),
 //! - the rules: `prefixes`, `builtins`, `shells`, `vcs` → `git_rules`, `forge`, `commands` →
-//!   `writers` → `downloads`, `sed`, `find`,
+//!   `servers`, `machine`, `interpreters` → `awk`, `sqlite`, `installers`; `outputs`, `writers` →
+//!   `downloads`, `sed`, `find` (`installers` uses `writers`' option reader),
 //! - what the walk and the rules use: `expand`, `environment`, `targets` (where a write goes),
 //!   `scripts`, `directories`,
 //! - the shared context: `checker` (the check's verdict, limits and loops, and the `Walk` it
@@ -16,6 +18,7 @@
 //!   `state`, `arg`, `options`, `written`, `globs`, `braces`, `paths`, `limits`, `shell`.
 
 mod arg;
+mod awk;
 mod bash;
 mod braces;
 mod builtins;
@@ -32,18 +35,24 @@ mod forge;
 mod git_rules;
 mod globs;
 mod hook;
+mod installers;
+mod interpreters;
 pub mod limits;
 mod locate;
+mod machine;
 mod options;
+mod outputs;
 pub mod paths;
 mod prefixes;
 pub mod rules;
 mod sandbox_rules;
 mod scripts;
 mod sed;
+mod servers;
 pub mod shell;
 mod shells;
 mod simple;
+mod sqlite;
 mod state;
 mod targets;
 mod vcs;

@@ -10,6 +10,9 @@ use std::path::{Component, Path, PathBuf};
 /// Devices every command may write to.
 const HARMLESS_DEVICES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"];
 
+/// The names of the standard descriptors under `/dev`.
+const STANDARD_DESCRIPTORS: &[(&str, u32)] = &[("/dev/stdin", 0), ("/dev/stdout", 1), ("/dev/stderr", 2)];
+
 /// Symlinks followed in one resolution before giving up, as the kernel's ELOOP.
 const MAX_LINKS: usize = 40;
 
@@ -42,12 +45,17 @@ impl Worktree {
     }
 
     /// Where `path` is, relative to the physical directory `dir`, with `links` (symlinks the
-    /// command made before this point) followed as if they existed.
+    /// command made before this point) followed as if they existed. A path through an open
+    /// descriptor (`/dev/fd/5/x`: `x` in the folder open on 5) leads where wt cannot see from
+    /// here: it is outside, as written (the Bash policy follows the descriptors a command opens,
+    /// `Checker::write_target`).
     pub fn place_from(&self, path: &str, dir: &Path, links: &[(PathBuf, PathBuf)]) -> Place {
         let text = lexical(&dir.join(path));
-        let text = text.to_string_lossy();
-        if HARMLESS_DEVICES.contains(&text.as_ref()) || text.starts_with("/dev/fd/") {
+        if is_device(&text) {
             return Place::Device;
+        }
+        if through_descriptor(&text).is_some() {
+            return Place::Outside(text);
         }
         self.place_of(&resolve(Path::new(path), dir, links))
     }
@@ -66,6 +74,35 @@ impl Worktree {
     pub fn contains(&self, real: &Path) -> bool {
         real.starts_with(&self.root)
     }
+}
+
+/// Whether `lexical` (a path with `..` folded) is a device every command may write to: one of
+/// `HARMLESS_DEVICES`, or an open descriptor itself (`/dev/fd/5`; what is open on it is the
+/// Bash policy's business). `/dev/fd/5/x` is not a device: it is a path inside the folder open
+/// on 5.
+pub fn is_device(lexical: &Path) -> bool {
+    let text = lexical.to_string_lossy();
+    HARMLESS_DEVICES.contains(&text.as_ref())
+        || text
+            .strip_prefix("/dev/fd/")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// A path that goes through an open descriptor: `/dev/fd/N[/rest]`, `/dev/stdin`,
+/// `/dev/stdout` or `/dev/stderr` (`[/rest]`). Returns the descriptor and the rest (empty for
+/// the descriptor itself). `u32::MAX` stands for a number too large to be a descriptor.
+pub fn through_descriptor(lexical: &Path) -> Option<(u32, PathBuf)> {
+    for (name, fd) in STANDARD_DESCRIPTORS {
+        if let Ok(rest) = lexical.strip_prefix(name) {
+            return Some((*fd, rest.to_owned()));
+        }
+    }
+    let mut parts = lexical.strip_prefix("/dev/fd").ok()?.components();
+    let number = parts.next()?.as_os_str().to_str()?;
+    if !number.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((number.parse().unwrap_or(u32::MAX), parts.as_path().to_owned()))
 }
 
 /// `..` and `.` folded without touching the file system (`/a/b/../c` is `/a/c`): how bash's
@@ -183,6 +220,27 @@ mod tests {
         assert_eq!(wt.place(".git", &root), Place::GitLink);
         assert_eq!(wt.place("/dev/null", &root), Place::Device);
         assert_eq!(wt.place("not/yet/made.txt", &root.join("src")), Place::Inside);
+    }
+
+    #[test]
+    fn only_a_descriptor_itself_is_a_device_a_path_through_it_is_not() {
+        assert!(is_device(Path::new("/dev/fd/5")));
+        assert!(is_device(Path::new("/dev/null")));
+        assert!(!is_device(Path::new("/dev/fd/5/x")));
+        assert!(!is_device(Path::new("/dev/fd/")));
+        assert_eq!(through_descriptor(Path::new("/dev/fd/5/a/b")), Some((5, PathBuf::from("a/b"))));
+        assert_eq!(through_descriptor(Path::new("/dev/fd/5")), Some((5, PathBuf::new())));
+        assert_eq!(through_descriptor(Path::new("/dev/stdin/x")), Some((0, PathBuf::from("x"))));
+        assert_eq!(through_descriptor(Path::new("/dev/stdoutx")), None);
+        assert_eq!(
+            through_descriptor(Path::new("/dev/fd/99999999999/x")),
+            Some((u32::MAX, PathBuf::from("x")))
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let wt = Worktree::new(dir.path());
+        let root = wt.root().to_owned();
+        assert_eq!(wt.place("/dev/fd/1", &root), Place::Device);
+        assert_eq!(wt.place("/dev/fd/5/x", &root), Place::Outside(PathBuf::from("/dev/fd/5/x")));
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Commands that run another command — `env`, `sudo`, `timeout`, `xargs`, `nohup`, `flock`,
-//! `watch`, `uv run`, … — whose options must be read to find it, and which may set its
+//! Commands that run another command — `env`, `sudo`, `timeout`, `xargs`, `parallel`, `nohup`,
+//! `flock`, `watch`, `uv run`, … — whose options must be read to find it, and which may set its
 //! environment, directory or input, or run a script of their own.
 
 use super::arg::Arg;
@@ -56,6 +56,20 @@ const WATCH: Spec =
 const TRACE: Spec = Spec::new("cCdDfFhiqrtTvVwxyzZ", "abeEIoOpPsSuUX", "", "output");
 const SU: Spec = Spec::new("lmpfP", "cgGsw", "login preserve-environment pty", "command group shell");
 const XVFB: Spec = Spec::new("a", "nsfe", "auto-servernum", "server-num server-args auth-file error-file");
+/// GNU parallel's options that ordinary commands use (others make its options unknown).
+const PARALLEL: Spec = Spec::new(
+    "0kmqrtuvXx",
+    "aCdEIjJLlnNPsSW",
+    "null keep-order quote no-run-if-empty verbose ungroup group line-buffer lb dry-run dryrun tag bar \
+     progress eta files will-cite no-notice xargs pipe pipepart shuf plus nonall onall fifo cat halt-on-error",
+    "arg-file colsep delimiter eof replace jobs max-procs max-args max-replace-args max-lines max-chars \
+     sshlogin workdir wd timeout retries tmpdir results joblog halt block env header tagstring rpl \
+     sshloginfile slf memfree load delay",
+);
+
+/// Values of one `:::` list GNU parallel runs its command with, one by one, before wt stops
+/// following them.
+const MAX_PARALLEL_VALUES: usize = 16;
 
 /// A prefix's options, and how many operands come before the command it runs.
 fn prefix(name: &str) -> Option<(Spec, usize)> {
@@ -81,6 +95,7 @@ fn prefix(name: &str) -> Option<(Spec, usize)> {
         "strace" | "ltrace" => (TRACE, 0),
         "su" | "runuser" => (SU, 0),
         "xvfb-run" => (XVFB, 0),
+        "parallel" => (PARALLEL, 0),
         _ => return None,
     })
 }
@@ -195,6 +210,21 @@ fn special_prefix(
             }
             return Some(false);
         }
+        "parallel" => {
+            if let Some(dir) = parsed.values(&["--workdir", "--wd"]).first() {
+                p.cwd = Some(directory(checker, dir, state)?);
+            }
+            let local = p.state.clone().unwrap_or_else(|| state.clone());
+            let mut at = local.clone();
+            if let Some(cwd) = p.cwd.clone() {
+                at.cwd = cwd;
+            }
+            for output in parsed.values(&["--joblog", "--results", "--tmpdir"]) {
+                checker.write_target(name, &output, &local);
+            }
+            parallel(checker, parsed, &args[*end..], &at);
+            return Some(false);
+        }
         "watch" if !parsed.has(&["-x", "--exec"]) => {
             let words: Option<Vec<&str>> = args[*end..].iter().map(|a| a.value.as_deref()).collect();
             let script = Arg { value: words.map(|w| w.join(" ")), shown: format!("{name} …"), glob: false };
@@ -204,6 +234,89 @@ fn special_prefix(
         _ => {}
     }
     Some(true)
+}
+
+/// GNU parallel runs its command (its words joined, read by a shell, or each word quoted with
+/// `-q`) once per input, put where a replacement string (`{}`, `{.}`, `{/}`, `{1}`, the `-I`
+/// string) stands, else at the end: a list after `:::` of up to `MAX_PARALLEL_VALUES` known
+/// values is followed value by value; input from `::::` files, `-a`, or its own input is not
+/// known; `{= … =}` runs Perl.
+fn parallel(checker: &mut Checker, parsed: &options::Parsed, rest: &[Arg], state: &State) {
+    let is_source = |a: &Arg| matches!(a.value.as_deref(), Some(":::" | "::::" | ":::+" | "::::+"));
+    let split = rest.iter().position(is_source).unwrap_or(rest.len());
+    let (command, inputs) = rest.split_at(split);
+    let quote = parsed.has(&["-q", "--quote"]);
+    let words: Option<Vec<String>> = command
+        .iter()
+        .map(|a| a.value.as_deref().map(|v| if quote { quoted(v) } else { v.to_owned() }))
+        .collect();
+    let Some(words) = words.filter(|w| !w.is_empty()) else {
+        if command.is_empty() {
+            checker.unclear("`parallel` runs the commands it reads, which wt cannot see".into());
+        } else {
+            checker.unclear("`parallel` runs a command wt cannot know before it runs".into());
+        }
+        return;
+    };
+    let text = words.join(" ");
+    if text.contains("{=") {
+        checker.unclear("`parallel {= … =}` runs Perl code wt does not follow".into());
+    }
+    let replace = parsed.values(&["-I", "--replace"]).first().and_then(|a| a.value.clone());
+    let known = match inputs {
+        [source, values @ ..] if source.is(":::") && !values.iter().any(is_source) => {
+            let values: Option<Vec<&str>> = values.iter().map(Arg::exact).collect();
+            values.filter(|v| v.len() <= MAX_PARALLEL_VALUES && !parsed.has(&["-a", "--arg-file", "--pipe"]))
+        }
+        _ => None,
+    };
+    let run = |checker: &mut Checker, value: &str| {
+        let script = match &replace {
+            Some(r) if text.contains(r.as_str()) => text.replace(r.as_str(), value),
+            Some(_) => format!("{text} {value}"),
+            None => with_replacements(&text, value),
+        };
+        checker.nested(&script, state.clone());
+    };
+    match known {
+        Some(values) => values.iter().for_each(|v| run(checker, &quoted(v))),
+        None if parsed.has(&["--pipe", "--pipepart"]) => run(checker, ""),
+        None => run(checker, "\"${PARALLEL_INPUT-}\""),
+    }
+}
+
+/// `text` as one shell word (GNU parallel quotes what it puts in a command).
+fn quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// `text` with GNU parallel's replacement strings (`{}`, `{.}`, `{/}`, `{//}`, `{/.}`, `{#}`,
+/// `{%}`, `{1}`, `{1.}` …) replaced by `value`, or `value` added at the end when there is none.
+fn with_replacements(text: &str, value: &str) -> String {
+    let mut out = String::new();
+    let mut found = false;
+    let mut rest = text;
+    while let Some(start) = rest.find('{') {
+        let inner = rest[start + 1..].find('}').map(|end| &rest[start + 1..start + 1 + end]);
+        match inner.filter(|i| i.chars().all(|c| c.is_ascii_digit() || "./#%".contains(c))) {
+            Some(inner) => {
+                out.push_str(&rest[..start]);
+                out.push_str(value);
+                rest = &rest[start + inner.len() + 2..];
+                found = true;
+            }
+            None => {
+                out.push_str(&rest[..=start]);
+                rest = &rest[start + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    if !found {
+        out.push(' ');
+        out.push_str(value);
+    }
+    out
 }
 
 /// `env [-S script] [-C dir] [NAME=value…] command`.
@@ -262,5 +375,18 @@ fn directory(checker: &mut Checker, dir: &Arg, state: &State) -> Option<Cwd> {
             ));
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_replacements;
+
+    #[test]
+    fn parallel_puts_its_input_where_a_replacement_string_stands_or_at_the_end() {
+        assert_eq!(with_replacements("rm -rf {}", "'x'"), "rm -rf 'x'");
+        assert_eq!(with_replacements("mv {} {.}.bak", "'a'"), "mv 'a' 'a'.bak");
+        assert_eq!(with_replacements("gzip", "'a'"), "gzip 'a'");
+        assert_eq!(with_replacements("echo {a,b} {1}", "'v'"), "echo {a,b} 'v'");
     }
 }

@@ -70,16 +70,7 @@ pub fn shell(checker: &mut Checker, name: &str, args: &[Arg], state: &State, std
     }
 }
 
-/// A script file is the project's own when it is inside the worktree (as `make` or `cargo
-/// test` run the project's code); one outside is not followed.
+/// A script file: its text is checked when wt can read it (`scripts`).
 fn script_file(checker: &mut Checker, name: &str, file: &Arg, state: &State) {
-    if checker.run_written(name, file, state, false) {
-        return;
-    }
-    if !checker.inside(file.exact(), state) {
-        checker.unclear(format!(
-            "`{name} {}` runs a script outside the worktree, which wt does not follow",
-            file.shown
-        ));
-    }
+    checker.run_script(name, file, state, false);
 }

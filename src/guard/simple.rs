@@ -7,7 +7,7 @@
 use super::arg::Arg;
 use super::builtins;
 use super::checker::{Checker, Stdin};
-use super::shell::{self, RedirectKind, SimpleCommand, Word};
+use super::shell::{self, RedirectKind, Segment, SimpleCommand, Word};
 use super::state::{Flow, State, Value};
 use super::written::Content;
 
@@ -32,32 +32,39 @@ impl Checker<'_> {
                 _ => Content::Unknown,
             };
         }
-        let stdin = self.redirects(&command.redirects, &state, stdin, args.first());
-        self.writes.writing = Content::Unknown;
         let mut local = state.clone();
+        let stdin = self.redirects(&command.redirects, &mut local, stdin, args.first());
+        self.writes.writing = Content::Unknown;
         for assignment in &command.assignments {
             let value = self.assignment_value(assignment, &local);
             self.environment(&assignment.name, &value, &local);
-            local.set(&assignment.name, value);
+            if is_last_job(assignment) {
+                local.set_job(&assignment.name);
+            } else {
+                local.set(&assignment.name, value);
+            }
         }
-        if args.is_empty() {
-            return Flow::both(local);
-        }
-        let flow = self.run(&args, local, &stdin);
-        // Assignments before a command are its environment only.
-        let restore = |s: Option<State>| {
-            s.map(|mut s| {
-                for assignment in &command.assignments {
-                    s.set(&assignment.name, state.var(&assignment.name).unwrap_or(Value::Unknown));
-                }
+        let bare_exec = args.len() == 1 && args[0].is("exec");
+        let flow = if args.is_empty() { Flow::both(local) } else { self.run(&args, local, &stdin) };
+        // Redirections are the command's own, except those of a bare `exec`.
+        let flow = if command.redirects.is_empty() || bare_exec {
+            flow
+        } else {
+            flow.map(|mut s| {
+                s.keep_descriptors_of(&state);
                 s
             })
         };
-        if command.assignments.is_empty() {
-            flow
-        } else {
-            Flow { ok: restore(flow.ok), fail: restore(flow.fail) }
+        // Assignments before a command are its environment only (alone, they stay).
+        if command.assignments.is_empty() || args.is_empty() {
+            return flow;
         }
+        flow.map(|mut s| {
+            for assignment in &command.assignments {
+                s.set(&assignment.name, state.var(&assignment.name).unwrap_or(Value::Unknown));
+            }
+            s
+        })
     }
 
     /// Every command substitution in the command's words runs first, in a subshell.
@@ -89,33 +96,38 @@ impl Checker<'_> {
         }
     }
 
-    /// Checks the redirections: writes go through `write_target`; returns what the command
-    /// reads on its input.
+    /// Checks the redirections, in order: writes go through `write_target`, and what each opens
+    /// on its descriptor is kept in `state` (a later `/dev/fd/N/…` goes through it); returns
+    /// what the command reads on its input.
     pub fn redirects(
         &mut self,
         redirects: &[shell::Redirect],
-        state: &State,
+        state: &mut State,
         stdin: &Stdin,
         program: Option<&Arg>,
     ) -> Stdin {
         let mut input = stdin.clone();
         for redirect in redirects {
+            let target = self.expand_one(&redirect.target, state);
             match redirect.kind {
                 RedirectKind::Write => {
-                    let target = self.expand_one(&redirect.target, state);
                     let name = program.map_or("the redirection", |a| a.shown.as_str()).to_owned();
                     self.write_target(&name, &target, state);
                 }
-                RedirectKind::Heredoc => {
+                RedirectKind::Heredoc if redirect.fd == 0 => {
                     let body = redirect.body.as_ref().and_then(|b| self.expand_one(b, state).value);
                     input = body.map_or(Stdin::Unknown, Stdin::Text);
                 }
-                RedirectKind::HereString => {
-                    let text = self.expand_one(&redirect.target, state).value;
-                    input = text.map_or(Stdin::Unknown, |t| Stdin::Text(t + "\n"));
+                RedirectKind::HereString if redirect.fd == 0 => {
+                    input = target.value.clone().map_or(Stdin::Unknown, |t| Stdin::Text(t + "\n"));
                 }
-                RedirectKind::Read => input = Stdin::Unknown,
-                RedirectKind::Duplicate => {}
+                RedirectKind::Read | RedirectKind::Duplicate if redirect.fd == 0 => input = Stdin::Unknown,
+                _ => {}
+            }
+            let opened = self.open_descriptor(redirect, &target, state);
+            state.open(redirect.fd, opened.clone());
+            if redirect.both_outputs {
+                state.open(2, opened);
             }
         }
         input
@@ -166,4 +178,11 @@ impl Checker<'_> {
             _ => Stdin::Unknown,
         }
     }
+}
+
+/// `NAME=$!`: the process id of the last job this command started in the background.
+fn is_last_job(assignment: &shell::Assignment) -> bool {
+    !assignment.append
+        && !assignment.array
+        && matches!(assignment.words.as_slice(), [word] if matches!(word.segments.as_slice(), [Segment::Variable { name, .. }] if name == "!"))
 }

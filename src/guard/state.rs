@@ -1,6 +1,7 @@
 //! What the Bash policy knows about the shell at one point of a command: the working directory
 //! (every place it may be), the variables the command set, the `pushd` stack, symlinks the
-//! command made, and functions it defined. Where two paths of the command meet (after `cd x;`,
+//! command made, functions it defined, and the descriptors it opened (a path through one,
+//! `/dev/fd/5/x`, goes where the descriptor is open). Where two paths of the command meet (after `cd x;`,
 //! which may fail, after an `if`, a loop, a `case`), the states are joined: what differs becomes
 //! unknown, and the working directory becomes the set of places it may be.
 //!
@@ -80,6 +81,20 @@ impl Cwd {
     }
 }
 
+/// What a descriptor holds, as far as this command opened it (`5< dir`, `exec 3> log`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Opened {
+    /// Not opened by this command: what the tool's shell was given (its standard input and
+    /// outputs), which holds no folder of the machine.
+    Inherited,
+    /// The file or folder at this physical path.
+    Path(PathBuf),
+    /// Nothing a path can go through: a device, a heredoc, a closed descriptor.
+    Nothing,
+    /// A path wt cannot know, or one of several.
+    Unknown,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
     pub cwd: Cwd,
@@ -93,6 +108,10 @@ pub struct State {
     pub links: Rc<Vec<(PathBuf, PathBuf)>>,
     /// Functions this command defined.
     functions: Rc<Vec<String>>,
+    /// Descriptors the command opened, and what is open on each.
+    descriptors: Rc<Vec<(u32, Opened)>>,
+    /// Variables holding the process id of a job this command started (`pid=$!`).
+    jobs: Rc<Vec<String>>,
     /// A command that may change files (not only read) ran before this point: a folder that is
     /// there now may be gone, or closed, by the time a later `cd` runs.
     pub files_changed: bool,
@@ -107,6 +126,8 @@ impl State {
             dirs: Some(Rc::default()),
             links: Rc::default(),
             functions: Rc::default(),
+            descriptors: Rc::default(),
+            jobs: Rc::default(),
             files_changed: false,
         }
     }
@@ -123,6 +144,20 @@ impl State {
 
     pub fn set(&mut self, name: &str, value: Value) {
         Rc::make_mut(&mut self.vars).insert(name.to_owned(), value);
+        if self.jobs.iter().any(|job| job == name) {
+            Rc::make_mut(&mut self.jobs).retain(|job| job != name);
+        }
+    }
+
+    /// `name` now holds the process id of a job this command started (`name=$!`).
+    pub fn set_job(&mut self, name: &str) {
+        self.set(name, Value::Unknown);
+        Rc::make_mut(&mut self.jobs).push(name.to_owned());
+    }
+
+    /// Whether `name` holds the process id of a job this command started.
+    pub fn holds_job(&self, name: &str) -> bool {
+        self.jobs.iter().any(|job| job == name)
     }
 
     /// After `source` or anything else that may set any variable.
@@ -161,6 +196,26 @@ impl State {
         self.functions.iter().any(|f| f == name)
     }
 
+    /// What is open on descriptor `fd`.
+    pub fn descriptor(&self, fd: u32) -> Opened {
+        let found = self.descriptors.iter().find(|(n, _)| *n == fd);
+        found.map_or(Opened::Inherited, |(_, opened)| opened.clone())
+    }
+
+    /// `fd` now holds `opened` (a redirection, `N>&M`, `N>&-`).
+    pub fn open(&mut self, fd: u32, opened: Opened) {
+        let descriptors = Rc::make_mut(&mut self.descriptors);
+        descriptors.retain(|(n, _)| *n != fd);
+        if opened != Opened::Inherited {
+            descriptors.push((fd, opened));
+        }
+    }
+
+    /// The descriptors of `other`: a command's redirections end with it (except `exec`'s).
+    pub fn keep_descriptors_of(&mut self, other: &State) {
+        self.descriptors = other.descriptors.clone();
+    }
+
     /// What is known after either of two paths: equal values stay, others become unknown.
     pub fn join(&self, other: &State) -> State {
         if self == other {
@@ -178,6 +233,20 @@ impl State {
         links.extend(other.links.iter().filter(|l| !self.links.contains(l)).cloned());
         let mut functions = self.functions.to_vec();
         functions.extend(other.functions.iter().filter(|f| !self.functions.contains(f)).cloned());
+        let descriptors = if self.descriptors == other.descriptors {
+            self.descriptors.clone()
+        } else {
+            let numbers = self.descriptors.iter().chain(other.descriptors.iter()).map(|(n, _)| *n);
+            let mut joined: Vec<(u32, Opened)> = Vec::new();
+            for fd in numbers {
+                if !joined.iter().any(|(n, _)| *n == fd) {
+                    let same = self.descriptor(fd) == other.descriptor(fd);
+                    joined.push((fd, if same { self.descriptor(fd) } else { Opened::Unknown }));
+                }
+            }
+            Rc::new(joined)
+        };
+        let jobs = self.jobs.iter().filter(|job| other.holds_job(job)).cloned().collect();
         State {
             cwd: self.cwd.join(&other.cwd),
             vars: Rc::new(vars),
@@ -185,6 +254,8 @@ impl State {
             dirs: if self.dirs == other.dirs { self.dirs.clone() } else { None },
             links: Rc::new(links),
             functions: Rc::new(functions),
+            descriptors,
+            jobs: Rc::new(jobs),
             files_changed: self.files_changed || other.files_changed,
         }
     }
@@ -214,6 +285,11 @@ impl Flow {
 
     pub fn negate(self) -> Flow {
         Flow { ok: self.fail, fail: self.ok }
+    }
+
+    /// `change` applied to the state on each path.
+    pub fn map(self, change: impl Fn(State) -> State) -> Flow {
+        Flow { ok: self.ok.map(&change), fail: self.fail.map(&change) }
     }
 }
 

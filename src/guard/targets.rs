@@ -6,14 +6,15 @@
 //! component, cannot match `.git` or `..` (it does not start with `.` or `[`), and no symlink in
 //! that folder leads out; anything else is not followed.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::arg::Arg;
 use super::checker::Checker;
 use super::globs;
 use super::options::Parsed;
-use super::paths::{Place, Worktree, real_path, resolve};
-use super::state::State;
+use super::paths::{Place, Worktree, is_device, lexical, real_path, resolve, through_descriptor};
+use super::shell::{Redirect, RedirectKind};
+use super::state::{Dir, Opened, State};
 use super::written::Content;
 
 /// Entries of a folder looked at for symlinks before giving up.
@@ -33,21 +34,129 @@ impl Checker<'_> {
         if target.glob {
             return self.write_pattern(command, path, state);
         }
-        let Some(dirs) = state.cwd.dirs() else {
-            if !path.starts_with('/') {
+        let root = [Dir { logical: "/".into(), physical: "/".into() }];
+        let dirs = match state.cwd.dirs() {
+            Some(dirs) => dirs,
+            None if path.starts_with('/') => &root[..],
+            None => {
                 self.unclear(format!("`{command}` writes to {path} in a folder wt could not follow"));
                 return;
             }
-            return self.write_place(command, self.wt.place_from(path, Path::new("/"), &state.links));
         };
+        let mut reached = Vec::with_capacity(dirs.len());
         for dir in dirs {
-            let place = self.wt.place_from(path, &dir.physical, &state.links);
-            if place != Place::Inside && place != Place::Device {
-                return self.write_place(command, place);
+            match self.destination(path, &dir.physical, state) {
+                Err(why) => return self.unclear(format!("`{command}` writes to {why}")),
+                Ok((Place::Inside, real)) => reached.push(real),
+                Ok((Place::Device, _)) => {}
+                Ok((place, _)) => return self.write_place(command, place),
             }
         }
+        for real in reached {
+            self.writes.remember(real);
+        }
+    }
+
+    /// Where `path`, from the physical directory `dir`, leads, and the real path there; a path
+    /// through a descriptor (`/dev/fd/5/x`) leads into what the command opened on it, and is
+    /// not known when the command did not open it (or opened it on a path wt cannot know).
+    fn destination(&self, path: &str, dir: &Path, state: &State) -> Result<(Place, PathBuf), String> {
+        let text = lexical(&dir.join(path));
+        if is_device(&text)
+            && !matches!(through_descriptor(&text), Some((fd, _)) if state.descriptor(fd) != Opened::Inherited)
+        {
+            return Ok((Place::Device, text));
+        }
+        let Some((fd, rest)) = through_descriptor(&text) else {
+            let real = resolve(Path::new(path), dir, &state.links);
+            return Ok((self.wt.place_of(&real), real));
+        };
+        match state.descriptor(fd) {
+            Opened::Path(open) => {
+                let real = resolve(&rest, &open, &state.links);
+                Ok((self.wt.place_of(&real), real))
+            }
+            Opened::Nothing => Ok((Place::Device, text)),
+            Opened::Inherited if rest.as_os_str().is_empty() => Ok((Place::Device, text)),
+            Opened::Inherited => Err(format!(
+                "{path}, a path inside whatever descriptor {fd} is open on, which this command does not open \
+                 (a folder open on it would let the write land anywhere); name the file by its path"
+            )),
+            Opened::Unknown => Err(format!(
+                "{path}, through descriptor {fd}, which this command opens on a path wt cannot know before it \
+                 runs; name the file by its path"
+            )),
+        }
+    }
+
+    /// What a redirection opens on its descriptor (`5< dir`, `3> log`, `6<&5`, `5<&-`).
+    pub fn open_descriptor(&self, redirect: &Redirect, target: &Arg, state: &State) -> Opened {
+        match redirect.kind {
+            RedirectKind::Heredoc | RedirectKind::HereString => return Opened::Nothing,
+            RedirectKind::Duplicate => {
+                return match target.value.as_deref() {
+                    Some("-") => Opened::Nothing,
+                    Some(number) => number.parse().map_or(Opened::Unknown, |from| state.descriptor(from)),
+                    None => Opened::Unknown,
+                };
+            }
+            RedirectKind::Read | RedirectKind::Write => {}
+        }
+        let (Some(path), false) = (target.value.as_deref(), target.glob) else { return Opened::Unknown };
+        let root = [Dir { logical: "/".into(), physical: "/".into() }];
+        let dirs = match state.cwd.dirs() {
+            Some(dirs) => dirs,
+            None if path.starts_with('/') => &root[..],
+            None => return Opened::Unknown,
+        };
+        let mut opened = None;
         for dir in dirs {
-            self.writes.remember(resolve(Path::new(path), &dir.physical, &state.links));
+            let here = match self.destination(path, &dir.physical, state) {
+                Ok((Place::Device, text)) => match through_descriptor(&text) {
+                    Some((fd, _)) => state.descriptor(fd),
+                    None => Opened::Nothing,
+                },
+                Ok((_, real)) => Opened::Path(real),
+                Err(_) => Opened::Unknown,
+            };
+            if opened.as_ref().is_some_and(|o| *o != here) {
+                return Opened::Unknown;
+            }
+            opened = Some(here);
+        }
+        opened.unwrap_or(Opened::Unknown)
+    }
+
+    /// The files a hard link is made to (`ln`, `cp -l`, `rsync --link-dest`): a hard link is the
+    /// same file under a second name, so one inside the worktree to a file outside would make
+    /// that file writable from inside, where no later check sees where it really is. Each must
+    /// be inside the worktree (the kernel sandbox refuses such links, the hook alone must too).
+    pub fn hard_link_sources(&mut self, command: &str, sources: &[Arg], state: &State) {
+        let root = self.root();
+        for source in sources {
+            let Some(all) = source.exact().and_then(|s| self.resolve_all(s, state)) else {
+                self.unclear(format!(
+                    "`{command}` makes a hard link to `{}`, a file wt cannot know before it runs",
+                    source.shown
+                ));
+                continue;
+            };
+            for real in all {
+                match self.wt.place_of(&real) {
+                    Place::Inside | Place::Device => {}
+                    Place::GitLink => self.deny(format!(
+                        "`{command}` would make a hard link to the worktree's .git link in {root}: writing the \
+                         link would point the worktree elsewhere; leave it alone"
+                    )),
+                    Place::Outside(real) => self.deny(format!(
+                        "`{command}` would make a hard link to {}, outside the worktree {root}: a hard link is \
+                         the same file under a second name, so writing it would change the file outside; copy \
+                         it into the worktree instead (`cp {} …`)",
+                        real.display(),
+                        source.shown
+                    )),
+                }
+            }
         }
     }
 

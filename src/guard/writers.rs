@@ -106,6 +106,21 @@ const SPLIT: Spec = Spec::new(
     "suffix-length bytes line-bytes lines number additional-suffix numeric-suffixes hex-suffixes filter",
 );
 
+const CSPLIT: Spec = Spec::new(
+    "kszq",
+    "bfn",
+    "keep-files quiet silent elide-empty-files suppress-matched",
+    "suffix-format prefix digits",
+);
+const FALLOCATE: Spec = Spec::new(
+    "cdinpxzv",
+    "lo",
+    "collapse-range dig-holes insert-range keep-size punch-hole posix zero-range verbose",
+    "length offset",
+);
+/// `--tmpdir` takes its folder only as `--tmpdir=DIR`.
+const MKTEMP: Spec = Spec::new("dqut", "p", "directory quiet dry-run tmpdir", "suffix");
+
 /// Writers whose every write wt follows from their arguments (builds such as `make` and
 /// `cargo` write more than their arguments say).
 pub fn follows_writes(name: &str) -> bool {
@@ -141,6 +156,9 @@ pub fn follows_writes(name: &str) -> bool {
             | "unzstd"
             | "lz4"
             | "split"
+            | "csplit"
+            | "fallocate"
+            | "mktemp"
             | "dd"
             | "sed"
             | "curl"
@@ -158,6 +176,11 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
     let parse = |spec: &Spec| options::parse(args, spec, false);
     match name {
         "ln" | "link" => return link(checker, name, parse(&LN), state),
+        "cp" => {
+            let made = copy_links(checker, &parse(&CP), state);
+            write_operands(checker, name, args, state);
+            return made;
+        }
         "make" | "gmake" => make(checker, name, parse(&MAKE), state),
         "dd" => dd(checker, args, state),
         "sed" => super::sed::check(checker, args, state),
@@ -165,22 +188,28 @@ pub fn check(checker: &mut Checker, name: &str, args: &[Arg], state: &State) -> 
             super::downloads::check(checker, name, args, state)
         }
         "find" => super::find::check(checker, args, state),
-        _ => {
-            let Some((parsed, targets)) = targets(name, args) else { return Vec::new() };
-            let content = if matches!(name, "chmod" | "chown" | "chgrp" | "touch") {
-                Content::Unchanged
-            } else {
-                Content::Unknown
-            };
-            if matches!(name, "chmod" | "chown" | "chgrp") {
-                checker
-                    .strictly(|checker| checker.write_all_holding(content, name, &parsed, &targets, state));
-            } else {
-                checker.write_all_holding(content, name, &parsed, &targets, state);
-            }
-        }
+        _ => write_operands(checker, name, args, state),
     }
     Vec::new()
+}
+
+/// The writes of a writer without rules of its own (`targets`).
+fn write_operands(checker: &mut Checker, name: &str, args: &[Arg], state: &State) {
+    let Some((parsed, targets)) = targets(name, args) else { return };
+    let content = if matches!(name, "chmod" | "chown" | "chgrp" | "touch") {
+        Content::Unchanged
+    } else {
+        Content::Unknown
+    };
+    // Modes, owners and times are not write rights for the kernel sandbox: what wt cannot follow
+    // is refused (plain `touch` only sets a time to now; `-d`, `-t`, `-r` set any).
+    let metadata = matches!(name, "chmod" | "chown" | "chgrp")
+        || (name == "touch" && parsed.has(&["-d", "-t", "-r", "--date", "--reference"]));
+    if metadata {
+        checker.strictly(|checker| checker.write_all_holding(content, name, &parsed, &targets, state));
+    } else {
+        checker.write_all_holding(content, name, &parsed, &targets, state);
+    }
 }
 
 /// The files a writer without rules of its own writes, and how its options were read; `None`
@@ -223,6 +252,12 @@ fn targets(name: &str, args: &[Arg]) -> Option<(Parsed, Vec<Arg>)> {
         "split" => {
             with(parse(&SPLIT), |p| vec![p.operands.get(1).cloned().unwrap_or_else(|| Arg::literal("x"))])
         }
+        "csplit" => with(parse(&CSPLIT), |p| {
+            let prefix = p.values(&["-f", "--prefix"]);
+            if prefix.is_empty() { vec![Arg::literal("xx")] } else { prefix }
+        }),
+        "fallocate" => with(parse(&FALLOCATE), |p| p.operands.clone()),
+        "mktemp" => with(parse(&MKTEMP), temporary_file),
         "perl" => (Parsed::default(), perl_in_place(args)),
         "cc" | "gcc" | "g++" | "c++" | "clang" | "clang++" | "rustc" => {
             (Parsed::default(), option_values(args, &["-o"]))
@@ -234,6 +269,25 @@ fn targets(name: &str, args: &[Arg]) -> Option<(Parsed, Vec<Arg>)> {
 fn with(parsed: Parsed, targets: impl Fn(&Parsed) -> Vec<Arg>) -> (Parsed, Vec<Arg>) {
     let targets = targets(&parsed);
     (parsed, targets)
+}
+
+/// `mktemp -p DIR`, `--tmpdir=DIR`, `mktemp DIR/x.XXX`: a new file (or folder) in DIR. Without
+/// a folder it is made in the temporary folder: a new name, made exclusively, so nothing that
+/// is there changes (and `$TMPDIR` is the sandbox's own inside it); that is not followed.
+fn temporary_file(p: &Parsed) -> Vec<Arg> {
+    if p.has(&["-u", "--dry-run"]) {
+        return Vec::new();
+    }
+    let template = p.operands.last().cloned().unwrap_or_else(|| Arg::literal("tmp.XXXXXXXXXX"));
+    let dir = p.values(&["-p", "--tmpdir"]).pop();
+    match dir {
+        Some(dir) => {
+            let value = dir.value.as_deref().zip(template.value.as_deref()).map(|(d, t)| format!("{d}/{t}"));
+            vec![Arg { value, shown: format!("{}/{}", dir.shown, template.shown), glob: false }]
+        }
+        None if template.text().contains('/') && !p.has(&["-t"]) => vec![template],
+        None => Vec::new(),
+    }
 }
 
 /// `chmod -w file`: a mode that starts with `-` is an operand, not an option.
@@ -271,33 +325,65 @@ fn install_targets(p: &Parsed) -> Vec<Arg> {
 }
 
 /// `ln [-s] target [link]`, `ln -t dir targets…`: where the links are made. A symbolic link
-/// made here is remembered, so writes through it later in the command are followed.
+/// made here is remembered, so writes through it later in the command are followed; a hard
+/// link must be to a file inside the worktree.
 fn link(checker: &mut Checker, name: &str, parsed: Parsed, state: &State) -> Vec<(PathBuf, PathBuf)> {
-    let mut made = Vec::new();
     let dir = parsed.values(&["-t", "--target-directory"]);
     let (link, targets): (Arg, &[Arg]) = match (dir.first(), parsed.operands.as_slice()) {
         (Some(dir), all) => (dir.clone(), all),
         (None, [target]) => (Arg::literal("."), std::slice::from_ref(target)),
         (None, [targets @ .., last]) => (last.clone(), targets),
-        (None, []) => return made,
+        (None, []) => return Vec::new(),
     };
     checker.write_all(name, &parsed, std::slice::from_ref(&link), state);
-    let symbolic = parsed.has(&["-s", "--symbolic"]);
-    if let (true, [target], Some(at), Some(link_path)) = (symbolic, targets, link.exact(), state.cwd.single())
-    {
-        if let Some(target) = target.exact() {
-            let place = super::paths::resolve(std::path::Path::new(at), &link_path.physical, &state.links);
-            let place = if place.is_dir() {
-                place.join(std::path::Path::new(target).file_name().unwrap_or_default())
-            } else {
-                place
-            };
-            made.push((place, PathBuf::from(target)));
-        }
-    } else if symbolic {
-        checker.unclear(format!("`{name} -s` makes links wt cannot follow later in this command"));
+    if name == "link" || !parsed.has(&["-s", "--symbolic"]) {
+        checker.hard_link_sources(name, targets, state);
+        return Vec::new();
     }
-    made
+    symbolic_link(checker, name, targets, &link, state)
+}
+
+/// `cp -l` (also in `-al`) makes hard links, `cp -s` symbolic ones, instead of copies.
+fn copy_links(checker: &mut Checker, parsed: &Parsed, state: &State) -> Vec<(PathBuf, PathBuf)> {
+    let dir = parsed.values(&["-t", "--target-directory"]);
+    let (sources, destination) = match (dir.first(), parsed.operands.as_slice()) {
+        (Some(dir), all) => (all, dir.clone()),
+        (None, [sources @ .., last]) if !sources.is_empty() => (sources, last.clone()),
+        _ => return Vec::new(),
+    };
+    if parsed.has(&["-l", "--link"]) {
+        checker.hard_link_sources("cp -l", sources, state);
+    }
+    if parsed.has(&["-s", "--symbolic-link"]) {
+        return symbolic_link(checker, "cp -s", sources, &destination, state);
+    }
+    Vec::new()
+}
+
+/// A symbolic link to `targets` made at `link`: remembered when there is one and wt knows both
+/// (a later write through it in the command is followed); otherwise not followed.
+fn symbolic_link(
+    checker: &mut Checker,
+    name: &str,
+    targets: &[Arg],
+    link: &Arg,
+    state: &State,
+) -> Vec<(PathBuf, PathBuf)> {
+    let (Some(target), Some(at), Some(link_path)) = (
+        targets.first().filter(|_| targets.len() == 1).and_then(Arg::exact),
+        link.exact(),
+        state.cwd.single(),
+    ) else {
+        checker.unclear(format!("`{name}` makes links wt cannot follow later in this command"));
+        return Vec::new();
+    };
+    let place = super::paths::resolve(std::path::Path::new(at), &link_path.physical, &state.links);
+    let place = if place.is_dir() {
+        place.join(std::path::Path::new(target).file_name().unwrap_or_default())
+    } else {
+        place
+    };
+    vec![(place, PathBuf::from(target))]
 }
 
 /// `patch [-d dir] [-o out] [file [patchfile]]`: the file, or the files the patch names

@@ -158,6 +158,7 @@ impl Layout {
         run(self.command("tar", &self.root).args(tar));
         run(self.command("python3", &self.root).args(["-m", "zipfile", "-c", "x.zip", "README.md"]));
         std::fs::remove_dir_all(vendor).unwrap();
+        crate::escape_corpus::write_worktree_scripts(&self.root);
     }
 
     /// A copy of `template` in a new temporary folder.
@@ -201,6 +202,15 @@ impl Layout {
         if let Some(rustup) = rustup_home() {
             cmd.env("RUSTUP_HOME", rustup);
         }
+        // Servers outside the sandbox that a case asks to run something (tmux, docker, emacs) are
+        // looked for in a folder of the test's own, where none runs: on a developer's machine
+        // the real ones are out of reach.
+        let servers = self.logs.join("servers");
+        cmd.env("TMUX_TMPDIR", &servers)
+            .env("SCREENDIR", servers.join("screen"))
+            .env("DOCKER_HOST", format!("unix://{}", servers.join("docker.sock").display()))
+            .env("CONTAINER_HOST", format!("unix://{}", servers.join("podman.sock").display()))
+            .env("EMACS_SOCKET_NAME", servers.join("emacs"));
         let scratch = self.scratch.to_str().unwrap();
         for (key, value) in UNKNOWN_VALUES {
             cmd.env(key, value.replace("$S", scratch));

@@ -115,6 +115,12 @@ pub struct Assignment {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Redirect {
     pub kind: RedirectKind,
+    /// The descriptor it opens: the number written before the operator, else the operator's
+    /// own (0 for `<`, `<>`, `<<`, `<<<`, `<&`; 1 for `>`, `>>`, `>|`, `>&`, and for `&>`,
+    /// which opens 2 as well). `u32::MAX` for a number too large to be one.
+    pub fd: u32,
+    /// `&>`, `&>>`, `>&file`: standard error goes where standard output does.
+    pub both_outputs: bool,
     pub target: Word,
     /// The body of a heredoc (`<<EOF`), when `kind` is `Heredoc`: literal when the delimiter was
     /// quoted, with its expansions otherwise.

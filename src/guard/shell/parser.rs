@@ -514,6 +514,7 @@ impl Parser {
         if matches!((at(0), at(1)), (Some('<' | '>'), Some('('))) {
             return Ok(None);
         }
+        let number: String = (0..offset).filter_map(|i| self.peek_at(i)).collect();
         let rest: String = (0..3).filter_map(at).collect();
         let (op, kind) = match () {
             _ if offset == 0 && rest.starts_with("&>>") => ("&>>", RedirectKind::Write),
@@ -548,7 +549,13 @@ impl Parser {
             RedirectKind::Heredoc => Some(self.register_heredoc(&target, op == "<<-")?),
             _ => None,
         };
-        Ok(Some(Redirect { kind, target, body }))
+        let both_outputs = op.starts_with('&') || (op == ">&" && kind == RedirectKind::Write && offset == 0);
+        let fd = match number.as_str() {
+            "" if op.starts_with('<') => 0,
+            "" => 1,
+            digits => digits.parse().unwrap_or(u32::MAX),
+        };
+        Ok(Some(Redirect { kind, fd, both_outputs, target, body }))
     }
 }
 

@@ -146,6 +146,14 @@ fn redirections_are_recognized_with_their_targets() {
 }
 
 #[test]
+fn redirections_keep_the_descriptor_they_open() {
+    let script = parse("cmd 5</tmp >out 2>&1 &>both <>rw 7<<<x 12>&5").unwrap();
+    let Node::Command(command) = &script.items[0].node else { panic!() };
+    let fds: Vec<(u32, bool)> = command.redirects.iter().map(|r| (r.fd, r.both_outputs)).collect();
+    assert_eq!(fds, [(5, false), (1, false), (2, false), (1, true), (0, false), (7, false), (12, false)]);
+}
+
+#[test]
 fn heredoc_bodies_are_skipped_and_kept() {
     let text = "cat <<EOF > /tmp/x\nrm -rf /\nEOF\necho after";
     assert_eq!(commands(text), ["cat <<EOF >/tmp/x", "echo after"]);
