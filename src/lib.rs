@@ -6,6 +6,7 @@ pub mod cli;
 pub(crate) mod digest;
 pub(crate) mod doctor;
 pub(crate) mod engine;
+pub(crate) mod error_kind;
 pub(crate) mod git;
 pub mod guard;
 pub(crate) mod plan;

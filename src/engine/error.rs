@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::agent::ResolveError;
+pub use crate::error_kind::ErrorKind;
 use crate::git::GitError;
 use crate::plan::PlanError;
 use crate::spice::SpiceError;
@@ -61,23 +62,6 @@ pub enum EngineError {
     NoSandbox { detail: String, fix: String },
     #[error("{context}: {source}")]
     Io { context: String, source: std::io::Error },
-}
-
-/// What kind of failure an error is; the CLI turns each into one documented exit code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// A task, its verify or the stacking failed; nothing was lost.
-    RunFailed,
-    /// The command line or the plan is wrong; nothing was changed.
-    BadInput,
-    /// Something the run needs is missing or in the way: a repository, a branch, a tool.
-    Environment,
-    /// Another process holds what was asked for.
-    Busy,
-    /// Refused to remove something that holds work.
-    Refused,
-    /// git, git-spice or the file system failed unexpectedly.
-    Internal,
 }
 
 impl EngineError {
