@@ -114,10 +114,12 @@ fn check_ignore_reports_and_fixes_missing_rules_through_info_exclude() {
     let out = repo.wt(&["check-ignore"]);
     assert_eq!(out.code(), 3);
     assert!(out.stdout().contains("NOT ignored /.worktrees/"), "{}", out.stdout());
+    assert!(out.stdout().contains("NOT ignored /.claude/agents/wt-*.md"), "{}", out.stdout());
     assert!(out.stderr().contains("wt check-ignore --fix"), "{}", out.stderr());
     let before = repo.checkout_snapshot();
     let fixed = repo.wt(&["check-ignore", "--fix"]).ok();
     assert!(fixed.contains("ignored     /.worktrees/"), "{fixed}");
+    assert!(fixed.contains("ignored     /.claude/agents/wt-*.md"), "generated agents too: {fixed}");
     assert_eq!(repo.checkout_snapshot(), before, "no tracked .gitignore was touched");
     let exclude = std::fs::read_to_string(repo.root.join(".git/info/exclude")).unwrap();
     repo.wt(&["check-ignore", "--fix"]).ok();

@@ -4,8 +4,7 @@ use clap::Args;
 use serde::Serialize;
 
 use super::{CliError, exit};
-use crate::engine::EXCLUDES;
-use crate::git::{self, Repo};
+use crate::git::{self, Repo, WT_EXCLUDES};
 
 #[derive(Args)]
 pub struct CheckIgnoreArgs {
@@ -23,18 +22,20 @@ struct Check {
     ignored: bool,
 }
 
-/// A path each pattern (a folder) must cover.
+/// A path each pattern must cover: a file in a worktree under a folder pattern, a generated
+/// agent's file for a glob.
 fn sample(pattern: &str) -> String {
-    format!("{}abc123-main/file", pattern.trim_start_matches('/'))
+    let path = pattern.trim_start_matches('/').replace('*', "example");
+    if path.ends_with('/') { format!("{path}abc123-main/file") } else { path }
 }
 
 pub fn run(args: CheckIgnoreArgs, cwd: &Path) -> Result<u8, CliError> {
     let repo = Repo::discover(cwd)?;
     if args.fix {
-        git::ensure_excluded(repo.common_dir(), EXCLUDES)?;
+        git::ensure_excluded(repo.common_dir(), WT_EXCLUDES)?;
     }
     let mut checks = Vec::new();
-    for pattern in EXCLUDES {
+    for pattern in WT_EXCLUDES {
         checks.push(Check { pattern, ignored: git::is_ignored(repo.root(), &sample(pattern))? });
     }
     let missing: Vec<&str> = checks.iter().filter(|c| !c.ignored).map(|c| c.pattern).collect();

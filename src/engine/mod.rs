@@ -35,7 +35,7 @@ pub use error::{EngineError, ErrorKind};
 pub use event::{Event, EventSink, StackEntry};
 pub use phases::{Driven, PhaseDriver, PhaseEnd, RunOutcome, drive};
 pub use placement::{has_work, place_in_main, place_in_own_worktree};
-pub use prepare::{EXCLUDES, prepare};
+pub use prepare::prepare;
 pub use run::{Run, load_run};
 pub use submit::{SubmitRequest, SubmittedBranch, submit};
 pub use task::{TaskOutcome, finish_task, recorded_watch, take_back, watch};

@@ -21,9 +21,6 @@ use crate::sandbox;
 use crate::spice::Spice;
 use crate::store::{Containment, EventLog, FileLock, RunManifest, RunState, StateLayout, write_atomic};
 
-/// Patterns that keep run artifacts out of the user's `git status`.
-pub const EXCLUDES: &[&str] = &["/.worktrees/"];
-
 /// Default number of parallel agents when neither the plan nor the CLI says.
 const DEFAULT_MAX_PARALLEL: usize = 4;
 
@@ -110,7 +107,7 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<Run<'
     {
         let _repo_lock = ws.repo_lock()?;
         ws.journal.step(Step::Exclude, "info/exclude", || {
-            Ok(git::ensure_excluded(ws.repo.common_dir(), EXCLUDES)?)
+            Ok(git::ensure_excluded(ws.repo.common_dir(), git::WT_EXCLUDES)?)
         })?;
         ensure_spice_knows(&ws, &base, !resumed)?;
         ensure_worktree(&ws, &ws.main_worktree(), &base, "main", true)?;

@@ -3,6 +3,10 @@ use std::path::Path;
 
 use super::GitError;
 
+/// What wt adds to the main checkout and keeps out of `git status`: run and team worktrees, and
+/// the agent files `wt create` generates (`.claude/agents/wt-<name>.md`).
+pub const WT_EXCLUDES: &[&str] = &["/.worktrees/", "/.claude/agents/wt-*.md"];
+
 /// Adds each pattern to `<common-dir>/info/exclude` unless a line already says it. Never touches
 /// a tracked `.gitignore`: the user's checkout must not change.
 pub fn ensure_excluded(common_dir: &Path, patterns: &[&str]) -> Result<(), GitError> {
@@ -24,7 +28,7 @@ pub fn ensure_excluded(common_dir: &Path, patterns: &[&str]) -> Result<(), GitEr
     if !existing.is_empty() && !existing.ends_with('\n') {
         text.push('\n');
     }
-    text.push_str("# added by wt (spectacular): run worktrees\n");
+    text.push_str("# added by wt (spectacular): worktrees and generated agents\n");
     for pattern in missing {
         text.push_str(pattern);
         text.push('\n');

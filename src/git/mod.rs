@@ -8,7 +8,7 @@ mod repo;
 mod workdir;
 mod worktree;
 
-pub use exclude::{ensure_excluded, is_ignored};
+pub use exclude::{WT_EXCLUDES, ensure_excluded, is_ignored};
 pub use refs::{SYMBOLIC, put_back_ref};
 pub use repo::Repo;
 pub use workdir::{
