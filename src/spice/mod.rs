@@ -8,7 +8,7 @@ pub mod state;
 
 use std::path::{Path, PathBuf};
 
-pub use log::LoggedBranch;
+pub use log::{Change, ChangeStatus, LoggedBranch, Push};
 
 use crate::process::{Cmd, ProcessError};
 
@@ -127,6 +127,21 @@ impl Spice {
         Ok(())
     }
 
+    /// `branch untrack <branch>`: git-spice forgets the branch; git keeps it. Branches above it
+    /// get its base (and its base's commit), so move them first when its commits must leave them.
+    pub fn branch_untrack(&self, dir: &Path, branch: &str) -> Result<(), SpiceError> {
+        self.cmd(dir).args(["branch", "untrack", branch]).read()?;
+        Ok(())
+    }
+
+    /// `branch restack --branch <branch>`: rebases `branch` onto its base's tip, in `dir`, which
+    /// must be the worktree that has it checked out (git-spice skips a branch checked out in
+    /// another worktree and still exits 0: read `needsRestack` afterwards).
+    pub fn branch_restack(&self, dir: &Path, branch: &str) -> Result<(), SpiceError> {
+        self.cmd(dir).args(["branch", "restack", "--branch", branch]).read()?;
+        Ok(())
+    }
+
     /// `branch delete --force <branches…>`: deletes branches and forgets them. Branches above
     /// them are retargeted by git-spice, not rebased.
     pub fn branch_delete(&self, dir: &Path, branches: &[String]) -> Result<(), SpiceError> {
@@ -160,7 +175,18 @@ impl Spice {
 
     /// `log short --all --json`: every tracked branch with its base and restack state.
     pub fn log_all(&self, dir: &Path) -> Result<Vec<LoggedBranch>, SpiceError> {
-        let cmd = self.cmd(dir).args(["log", "short", "--all", "--json"]);
+        self.log(self.cmd(dir).args(["log", "short", "--all", "--json"]))
+    }
+
+    /// `log short --all --cr-status --cr-comments --json` (`-a -S -c`): as [`Spice::log_all`],
+    /// with each change request's state and review comments asked of the forge. git-spice
+    /// itself leaves the state out (and warns) when it cannot reach the forge or is not logged
+    /// in; this fails only when git-spice does.
+    pub fn log_all_with_changes(&self, dir: &Path) -> Result<Vec<LoggedBranch>, SpiceError> {
+        self.log(self.cmd(dir).args(["log", "short", "--all", "--cr-status", "--cr-comments", "--json"]))
+    }
+
+    fn log(&self, cmd: Cmd) -> Result<Vec<LoggedBranch>, SpiceError> {
         let out = cmd.read()?;
         log::parse(&out.stdout).map_err(|detail| SpiceError::Output { command: cmd.display(), detail })
     }
