@@ -10,8 +10,7 @@ use crate::plan::TaskId;
 use crate::spice::Spice;
 use crate::store::{Containment, FileLock, StateLayout};
 
-/// The folder under the repository root that holds every run's worktrees.
-pub const WORKTREES_DIR: &str = ".worktrees";
+pub use crate::git::WORKTREES_DIR;
 
 /// `.worktrees/<runId>-main`: the run's main worktree, where sequential tasks work and the
 /// stack is checked out.

@@ -3,6 +3,9 @@ use std::path::Path;
 
 use super::GitError;
 
+/// The folder of the main checkout that holds every worktree wt makes (runs' and teams').
+pub const WORKTREES_DIR: &str = ".worktrees";
+
 /// What wt adds to the main checkout and keeps out of `git status`: run and team worktrees, and
 /// the agent files `wt create` generates (`.claude/agents/wt-<name>.md`).
 pub const WT_EXCLUDES: &[&str] = &["/.worktrees/", "/.claude/agents/wt-*.md"];

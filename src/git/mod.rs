@@ -1,6 +1,7 @@
 //! git: repository discovery and fast reads through libgit2, and every mutation through the git
 //! CLI (via `process`), parsing porcelain output only.
 
+mod diff;
 mod exclude;
 mod objects;
 mod refs;
@@ -8,14 +9,18 @@ mod repo;
 mod workdir;
 mod worktree;
 
-pub use exclude::{WT_EXCLUDES, ensure_excluded, is_ignored};
+pub use diff::diff;
+pub use exclude::{WORKTREES_DIR, WT_EXCLUDES, ensure_excluded, is_ignored};
 pub use refs::{SYMBOLIC, put_back_ref};
 pub use repo::Repo;
 pub use workdir::{
     abort_rebase, commit_all, current_branch, detach, head_commit, nested_repositories, open_worktree,
     rebase_in_progress, status_paths, switch, worktree_admin_dir,
 };
-pub use worktree::{add_detached, list_worktrees, remove_incomplete_worktree_records, remove_worktree};
+pub use worktree::{
+    WorktreeEntry, add_detached, add_on_new_branch, list_worktrees, remove_incomplete_worktree_records,
+    remove_worktree,
+};
 
 use crate::process::ProcessError;
 

@@ -100,6 +100,22 @@ impl Repo {
         Ok(walk.count())
     }
 
+    /// The best common ancestor of two commits (`git merge-base`); None when they share none.
+    pub fn merge_base(&self, a: &str, b: &str) -> Result<Option<String>, GitError> {
+        let repo = self.open()?;
+        match repo.merge_base(git2::Oid::from_str(a)?, git2::Oid::from_str(b)?) {
+            Ok(oid) => Ok(Some(oid.to_string())),
+            Err(err) if err.code() == git2::ErrorCode::NotFound => Ok(None),
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    /// Whether the main checkout's index holds `path` (relative to the root): a file the user
+    /// tracks, which wt must never write.
+    pub fn is_tracked(&self, path: &Path) -> Result<bool, GitError> {
+        Ok(self.open()?.index()?.get_path(path, 0).is_some())
+    }
+
     /// The folders of the repository's linked worktrees, as git records them (in-process; no
     /// `git worktree list`).
     pub fn worktree_paths(&self) -> Result<Vec<PathBuf>, GitError> {

@@ -54,6 +54,12 @@ pub fn add_detached(root: &Path, path: &Path, commitish: &str, reason: &str) -> 
     Ok(())
 }
 
+/// `git worktree add -b <branch> <path> <start>`: a worktree on a new branch made at `start`.
+pub fn add_on_new_branch(root: &Path, path: &Path, branch: &str, start: &str) -> Result<(), GitError> {
+    git(root).args(["worktree", "add", "--quiet", "-b", branch]).arg(path).arg(start).read()?;
+    Ok(())
+}
+
 /// Unlocks and removes a worktree. `force` also discards its changes and removes one git still
 /// records although its folder is gone or locked mid-creation.
 pub fn remove_worktree(root: &Path, path: &Path, force: bool) -> Result<(), GitError> {
