@@ -19,6 +19,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use prompt::render_prompt;
+pub use rules::team_worker_rules;
 #[cfg(test)]
 pub use rules::worker_rules;
 

@@ -228,6 +228,15 @@ pub fn own_exe() -> Result<PathBuf, String> {
     std::env::current_exe().map_err(|err| format!("cannot find the wt binary: {err}"))
 }
 
+/// The binary a hook written into a file calls back: `spectacular-wt` next to this one when it is
+/// there (the name only this project installs, so no other `wt` can answer for it), else this
+/// binary, by absolute path either way.
+pub fn hook_exe() -> Result<PathBuf, String> {
+    let exe = own_exe()?;
+    let sibling = exe.with_file_name("spectacular-wt");
+    Ok(if sibling.is_file() { sibling } else { exe })
+}
+
 /// The name this program was started as (`wt`, or `spectacular-wt` from the plugin), for the
 /// commands it tells its caller to run next.
 pub fn own_name() -> String {
