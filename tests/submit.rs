@@ -4,11 +4,9 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use common::TestRepo;
+use common::shamhub::{Shamhub, forge_repo};
 use serde_json::Value;
 
 const PLAN: &str = "[run]\nid = \"5eb001\"\n[[phase]]\n[[phase.task]]\nname = \"one\"\nrun = \"echo 1 > one\"\n\
@@ -68,75 +66,6 @@ fn a_run_that_is_not_done_is_not_submitted() {
         "{}",
         out.stderr()
     );
-}
-
-/// A shamhub server on loopback, stopped when dropped.
-struct Shamhub {
-    child: Child,
-    bin: PathBuf,
-    /// The git-spice built with the shamhub forge.
-    gs: PathBuf,
-    env: Vec<(String, String)>,
-}
-
-impl Shamhub {
-    fn start(repo: &TestRepo) -> Shamhub {
-        let bin = PathBuf::from(
-            std::env::var_os("WT_TEST_SHAMHUB")
-                .expect("WT_TEST_SHAMHUB is not set: run the tests with scripts/test"),
-        );
-        let env_file = repo.scratch.join("shamhub.env");
-        let child = Command::new(bin.join("shamhub-serve"))
-            .args(["--env-file", env_file.to_str().unwrap()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let start = Instant::now();
-        while !env_file.exists() {
-            assert!(start.elapsed() < Duration::from_secs(20), "shamhub-serve did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        std::thread::sleep(Duration::from_millis(50));
-        let env = std::fs::read_to_string(&env_file)
-            .unwrap()
-            .lines()
-            .filter_map(|line| line.strip_prefix("export "))
-            .filter_map(|line| line.split_once('='))
-            .map(|(k, v)| (k.to_owned(), v.trim_matches('"').to_owned()))
-            .collect();
-        let gs = bin.join("gs");
-        Shamhub { child, bin, gs, env }
-    }
-
-    fn env(&self) -> Vec<(&str, &str)> {
-        let mut env: Vec<(&str, &str)> = self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        env.push(("WT_GIT_SPICE", self.gs.to_str().unwrap()));
-        env.push(("SHAMHUB_USERNAME", "alice"));
-        env
-    }
-
-    fn run(&self, repo: &TestRepo, program: &str, args: &[&str]) -> String {
-        let mut cmd = repo.command(self.bin.join(program).to_str().unwrap(), &repo.root);
-        cmd.args(args).envs(self.env());
-        let out = cmd.output().unwrap();
-        assert!(out.status.success(), "{program} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8(out.stdout).unwrap()
-    }
-}
-
-impl Drop for Shamhub {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn forge_repo(repo: &TestRepo, hub: &Shamhub) {
-    hub.run(repo, "shamhub", &["register", "alice"]);
-    hub.run(repo, "shamhub", &["new", "origin", "alice/app.git"]);
-    repo.git(&["push", "--quiet", "origin", "main"]);
 }
 
 #[test]
