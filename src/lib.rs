@@ -15,4 +15,5 @@ pub(crate) mod process;
 pub(crate) mod sandbox;
 pub(crate) mod spice;
 pub(crate) mod store;
+pub(crate) mod team;
 pub(crate) mod ui;

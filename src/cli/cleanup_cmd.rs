@@ -7,19 +7,22 @@ use crate::engine::{CleanupReport, CleanupRequest, cleanup};
 use crate::git::Repo;
 use crate::plugin;
 use crate::store::{LiveState, StateLayout};
+use crate::team::{self, BranchFate, RemoveRequest, Removed, TeamRepo};
 
 #[derive(Args)]
 pub struct CleanupArgs {
-    /// The run to clean up (see `wt status`).
-    #[arg(required_unless_present = "all", conflicts_with = "all", value_parser = super::run_id_arg)]
-    run_id: Option<String>,
+    /// The run to clean up (its id, see `wt status`), or a team worktree (its name, see `wt list`).
+    #[arg(required_unless_present = "all", conflicts_with = "all", value_name = "RUN_ID|NAME")]
+    target: Option<String>,
     /// Clean up every finished run (state done) of this repository.
     #[arg(long)]
     all: bool,
-    /// Also remove worktrees with uncommitted or untracked files, and delete unmerged branches.
+    /// Also remove worktrees with uncommitted or untracked files, and delete a run's unmerged
+    /// branches.
     #[arg(long)]
     force: bool,
-    /// Also delete the run's branches (only those merged into the base, unless --force).
+    /// Also delete the run's branches (only those merged into the base, unless --force). A team
+    /// worktree's branch is deleted when its base holds it, and kept otherwise.
     #[arg(long)]
     delete_branches: bool,
     /// Print what was removed as JSON.
@@ -28,9 +31,16 @@ pub struct CleanupArgs {
 }
 
 pub fn run(args: CleanupArgs, cwd: &Path) -> Result<u8, CliError> {
+    match &args.target {
+        Some(target) if !crate::plan::run_id::is_valid(target) => cleanup_team(&args, target, cwd),
+        _ => cleanup_runs(&args, cwd),
+    }
+}
+
+fn cleanup_runs(args: &CleanupArgs, cwd: &Path) -> Result<u8, CliError> {
     let repo = Repo::discover(cwd)?;
     let layout = StateLayout::new(repo.common_dir());
-    let run_ids = match &args.run_id {
+    let run_ids = match &args.target {
         Some(id) => vec![id.clone()],
         // Runs that are done and whose lock nobody holds.
         None => layout.run_ids_in(LiveState::Done),
@@ -52,6 +62,59 @@ pub fn run(args: CleanupArgs, cwd: &Path) -> Result<u8, CliError> {
         reports.iter().for_each(print_report);
     }
     Ok(exit::OK)
+}
+
+/// `wt cleanup <name>` of a team worktree.
+fn cleanup_team(args: &CleanupArgs, name: &str, cwd: &Path) -> Result<u8, CliError> {
+    if !team::name::is_team_name(name) {
+        return Err(CliError::new(
+            exit::BAD_INPUT,
+            format!("`{name}` is neither a run id (6 lowercase hex characters) nor a team worktree's name"),
+        )
+        .hint("`wt status` lists this repository's runs, `wt list` its team worktrees"));
+    }
+    if args.delete_branches {
+        return Err(CliError::new(exit::BAD_INPUT, "--delete-branches is for runs").hint(format!(
+            "`wt cleanup {name}` deletes the branch when its base holds it, and keeps it otherwise"
+        )));
+    }
+    let team = TeamRepo::open(cwd)?;
+    let removed = team::remove(&team, &RemoveRequest { name: name.to_owned(), force: args.force })?;
+    if args.json {
+        println!("{}", super::to_json(&removed)?);
+    } else {
+        print_removed(&removed);
+    }
+    Ok(exit::OK)
+}
+
+fn print_removed(removed: &Removed) {
+    let name = &removed.name;
+    if removed.is_empty() {
+        println!("team worktree {name}: nothing left to clean up");
+        return;
+    }
+    println!("team worktree {name}: cleaned up");
+    if let Some(base) = removed.base.as_deref().filter(|_| !removed.moved.is_empty()) {
+        println!("  moved onto {base}: {}", removed.moved.join(", "));
+    }
+    if !removed.needs_restack.is_empty() {
+        println!("  still need a rebase: {}", removed.needs_restack.join(", "));
+    }
+    if let Some(path) = &removed.removed_worktree {
+        println!("  removed worktree {}", path.display());
+    }
+    for path in &removed.removed_files {
+        println!("  removed {}", path.display());
+    }
+    match removed.branch {
+        BranchFate::Deleted => println!("  deleted branch {name} (its base holds all of it)"),
+        BranchFate::Kept => println!(
+            "  kept branch {name}: it has commits its base lacks (delete it with `git branch -D {name}` once you \
+             no longer need them)"
+        ),
+        BranchFate::Untracked | BranchFate::Absent => {}
+    }
 }
 
 fn print_report(report: &CleanupReport) {

@@ -4,11 +4,13 @@
 
 use std::fmt;
 
-use crate::engine::{EngineError, ErrorKind};
+use crate::engine::EngineError;
+use crate::error_kind::ErrorKind;
 use crate::git::GitError;
 use crate::plan::PlanError;
 use crate::plugin::StepError;
 use crate::store::ManifestError;
+use crate::team::TeamError;
 
 /// Exit codes, documented in the README.
 pub mod exit {
@@ -79,6 +81,12 @@ impl From<EngineError> for CliError {
 
 impl From<StepError> for CliError {
     fn from(err: StepError) -> Self {
+        CliError::explained(err.to_string(), err.explain())
+    }
+}
+
+impl From<TeamError> for CliError {
+    fn from(err: TeamError) -> Self {
         CliError::explained(err.to_string(), err.explain())
     }
 }

@@ -2,14 +2,19 @@
 
 mod check_ignore_cmd;
 mod cleanup_cmd;
+mod create_cmd;
+mod diff_cmd;
 mod doctor_cmd;
 mod error;
 mod guard_cmd;
 mod hook_cmd;
+mod info_cmd;
+mod list_cmd;
 mod plan_cmd;
 mod resume_cmd;
 mod run_cmd;
 mod sandbox_cmd;
+mod stack_cmd;
 mod status_cmd;
 mod step_cmd;
 mod submit_cmd;
@@ -50,8 +55,20 @@ enum Command {
     Plan(plan_cmd::PlanArgs),
     /// Submit a finished run's stack for review (git-spice stack submit; drafts by default).
     Submit(submit_cmd::SubmitArgs),
-    /// Remove a run's worktrees, generated files and state; its branches stay unless asked.
+    /// Remove a run's worktrees, generated files and state (its branches stay unless asked), or a
+    /// team worktree with its agent (what sits on it moves onto its base).
     Cleanup(cleanup_cmd::CleanupArgs),
+    /// Make a team worktree `.worktrees/<name>` on a new branch stacked on --base (git-spice), with
+    /// a generated agent `wt-<name>`; again with the same base reports it.
+    Create(create_cmd::CreateArgs),
+    /// List every wt worktree (teams' and runs'): branch, base, files, commits, change request.
+    List(list_cmd::ListArgs),
+    /// Show the wt worktrees as the stack they form, in topological order.
+    Stack(stack_cmd::StackArgs),
+    /// Show one wt worktree: base, dependents, files, commits, change request, place in the stack.
+    Info(info_cmd::InfoArgs),
+    /// Show what a wt worktree's branch changes since its base (from their merge base).
+    Diff(diff_cmd::DiffArgs),
     /// PreToolUse hook: keep an agent inside its worktree (reads the hook JSON on stdin).
     Guard(guard_cmd::GuardArgs),
     /// Say what is missing on this machine and in this repository, with the command that fixes it.
@@ -81,6 +98,11 @@ pub fn main() -> ExitCode {
         Command::Plan(args) => plan_cmd::run(args, &cwd),
         Command::Status(args) => status_cmd::run(args, &cwd),
         Command::Cleanup(args) => cleanup_cmd::run(args, &cwd),
+        Command::Create(args) => create_cmd::run(args, &cwd),
+        Command::List(args) => list_cmd::run(args, &cwd),
+        Command::Stack(args) => stack_cmd::run(args, &cwd),
+        Command::Info(args) => info_cmd::run(args, &cwd),
+        Command::Diff(args) => diff_cmd::run(args, &cwd),
         Command::Submit(args) => submit_cmd::run(args, &cwd),
         Command::Guard(args) => Ok(guard_cmd::run(args)),
         Command::Hook(args) => Ok(hook_cmd::run(args, &cwd)),
@@ -108,6 +130,11 @@ fn run_id_arg(text: &str) -> Result<String, String> {
         "run id {text}: not 6 lowercase hex characters (run ids look like a1b2c3; `wt status` lists this \
          repository's runs)"
     ))
+}
+
+/// `value` as pretty JSON, for a command's `--json`.
+fn to_json(value: &impl serde::Serialize) -> Result<String, CliError> {
+    serde_json::to_string_pretty(value).map_err(|err| CliError::new(exit::INTERNAL, err.to_string()))
 }
 
 fn resolve_cwd(directory: Option<PathBuf>) -> Result<PathBuf, CliError> {

@@ -22,6 +22,16 @@ impl StateLayout {
         self.root.join("slots")
     }
 
+    /// State of the team worktrees `wt create` made (`team::`): one record per name.
+    pub fn team_dir(&self) -> PathBuf {
+        self.root.join("team")
+    }
+
+    /// What wt keeps about the team worktree `name` besides git and git-spice (its verify).
+    pub fn team_record(&self, name: &str) -> PathBuf {
+        self.team_dir().join(format!("{name}.toml"))
+    }
+
     pub fn runs_dir(&self) -> PathBuf {
         self.root.join("runs")
     }

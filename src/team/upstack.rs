@@ -1,0 +1,153 @@
+//! Moving branches of a stack when a branch below them changes or goes: each branch is rebased
+//! by git-spice in the worktree that has it checked out — git-spice skips a branch checked out
+//! in another worktree (and still exits 0), and refuses to check out one that is — or, for a
+//! branch checked out nowhere, in a temporary worktree (`.worktrees/.wt-move-…`) made for the
+//! move. The main checkout is never used: a branch checked out there blocks the move (see
+//! [`blockers`]). Callers hold the repo lock.
+
+use std::path::{Path, PathBuf};
+
+use super::{Graph, TeamError, TeamRepo};
+use crate::git::{self, WORKTREES_DIR};
+use crate::spice::SpiceError;
+
+/// Why a branch cannot be moved now, and what to do about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Blocker {
+    pub branch: String,
+    pub reason: String,
+    pub fix: String,
+}
+
+/// Where a branch is checked out.
+enum Place {
+    Worktree(PathBuf),
+    MainCheckout,
+    Nowhere,
+}
+
+fn place(team: &TeamRepo, branch: &str) -> Result<Place, TeamError> {
+    let root = team.repo().root();
+    let entry = git::list_worktrees(root)?.into_iter().find(|w| w.branch.as_deref() == Some(branch));
+    Ok(match entry {
+        Some(entry) if super::create::same_path(&entry.path, root) => Place::MainCheckout,
+        Some(entry) => Place::Worktree(entry.path),
+        None => Place::Nowhere,
+    })
+}
+
+/// What stops `branches` from being rebased: one checked out in the main checkout (wt never
+/// changes it), or a worktree with uncommitted files (a rebase would refuse half way). Check
+/// before the first move, so that a refusal changes nothing.
+pub fn blockers(team: &TeamRepo, branches: &[String]) -> Result<Vec<Blocker>, TeamError> {
+    let mut found = Vec::new();
+    for branch in branches {
+        match place(team, branch)? {
+            Place::MainCheckout => found.push(Blocker {
+                branch: branch.clone(),
+                reason: "it is checked out in your checkout, which wt never changes".into(),
+                fix: format!(
+                    "switch your checkout to another branch, then run the command again ({branch} moves too)"
+                ),
+            }),
+            Place::Worktree(path) => {
+                let files = git::status_paths(&path)?;
+                if !files.is_empty() {
+                    found.push(Blocker {
+                        branch: branch.clone(),
+                        reason: format!("{} has uncommitted files: {}", path.display(), files.join(", ")),
+                        fix: format!(
+                            "commit them on {branch} (or stash them) first, then run the command again"
+                        ),
+                    });
+                }
+            }
+            Place::Nowhere => {}
+        }
+    }
+    Ok(found)
+}
+
+/// Moves `branch` onto `onto` with its own commits only (`git-spice upstack onto <onto> --branch
+/// <branch>`, which also restacks what sits on it where it can). On a conflict the rebase is
+/// aborted, so the branch is as it was, and [`TeamError::Conflict`] says where to do it by hand.
+pub fn move_onto(team: &TeamRepo, branch: &str, onto: &str) -> Result<(), TeamError> {
+    in_worktree_of(team, branch, |dir| {
+        let moved = team.spice().upstack_onto(dir, branch, onto);
+        settle(team, dir, branch, onto, moved)
+    })
+}
+
+/// Restacks every branch above `branch`, bottom up, each in its own worktree
+/// (`git-spice branch restack`; a no-op for one already on its base's tip). Returns those that
+/// still need a restack afterwards (none unless git-spice skipped one).
+pub fn restack_upstack(team: &TeamRepo, branch: &str) -> Result<Vec<String>, TeamError> {
+    for above in team.graph()?.upstack(branch) {
+        let Some(base) = team.graph()?.base(&above).map(str::to_owned) else { continue };
+        in_worktree_of(team, &above, |dir| {
+            let restacked = team.spice().branch_restack(dir, &above);
+            settle(team, dir, &above, &base, restacked)
+        })?;
+    }
+    let graph: Graph = team.graph()?;
+    Ok(graph.upstack(branch).into_iter().filter(|b| graph.needs_restack(b)).collect())
+}
+
+/// Runs `work` in the worktree that has `branch` checked out, or in a temporary one when none
+/// has; a branch checked out in the main checkout is refused ([`blockers`] finds it first).
+fn in_worktree_of(
+    team: &TeamRepo,
+    branch: &str,
+    work: impl FnOnce(&Path) -> Result<(), TeamError>,
+) -> Result<(), TeamError> {
+    match place(team, branch)? {
+        Place::Worktree(dir) => work(&dir),
+        Place::MainCheckout => Err(TeamError::Blocked {
+            doing: format!("rebasing {branch}"),
+            blockers: blockers(team, &[branch.to_owned()])?,
+        }),
+        Place::Nowhere => {
+            let root = team.repo().root();
+            let temp = root
+                .join(WORKTREES_DIR)
+                .join(format!(".wt-move-{}", &crate::digest::sha256_hex([branch.as_bytes()])[..12]));
+            if temp.exists() || super::create::registered_at(team, &temp)?.is_some() {
+                // Left by a wt that was killed while it moved this branch; it holds no work.
+                git::remove_worktree(root, &temp, true)?;
+            }
+            git::add_detached(root, &temp, branch, &format!("wt: moving {branch}"))?;
+            let outcome = work(&temp);
+            let removed = git::remove_worktree(root, &temp, true);
+            outcome.and(removed.map_err(TeamError::from)).map_err(|err| match err {
+                TeamError::Conflict { branch, onto, detail, .. } => {
+                    TeamError::Conflict { branch, onto, worktree: None, detail }
+                }
+                other => other,
+            })
+        }
+    }
+}
+
+/// A git-spice rebase's outcome: a conflict is aborted (git-spice's `rebase abort`, else git's)
+/// and reported; any other failure is passed on.
+fn settle(
+    team: &TeamRepo,
+    dir: &Path,
+    branch: &str,
+    onto: &str,
+    outcome: Result<(), SpiceError>,
+) -> Result<(), TeamError> {
+    let Err(err) = outcome else { return Ok(()) };
+    if !git::rebase_in_progress(dir)? {
+        return Err(err.into());
+    }
+    if team.spice().rebase_abort(dir).is_err() || git::rebase_in_progress(dir)? {
+        git::abort_rebase(dir)?;
+    }
+    Err(TeamError::Conflict {
+        branch: branch.to_owned(),
+        onto: onto.to_owned(),
+        worktree: Some(dir.to_owned()),
+        detail: err.to_string(),
+    })
+}
