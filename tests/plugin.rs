@@ -94,7 +94,7 @@ fn session_start_reports_the_runs_that_wait_to_be_carried_on() {
 }
 
 #[test]
-fn the_guard_wrapper_blocks_a_wt_worker_when_wt_is_missing_and_nothing_else() {
+fn the_guard_wrapper_blocks_wt_workers_and_team_agents_when_wt_is_missing_and_nothing_else() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("plugin/guard.sh");
     let run = |input: &str| {
         let mut cmd = Command::new("/bin/sh");
@@ -106,8 +106,16 @@ fn the_guard_wrapper_blocks_a_wt_worker_when_wt_is_missing_and_nothing_else() {
     );
     assert_eq!(worker.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&worker.stderr).contains("spectacular-wt is not on PATH"));
+    let team = run(r#"{"tool_name": "Bash", "agent_type": "wt-auth", "tool_input": {"command": "ls"}}"#);
+    assert_eq!(team.status.code(), Some(2), "a team worktree's agent is blocked too");
     let other = run(r#"{"tool_name": "Bash", "tool_input": {"command": "ls"}}"#);
     assert_eq!(other.status.code(), Some(0));
+    for own_guard in ["wt-abc123-task-1-1", "general-purpose"] {
+        let input = format!(
+            r#"{{"tool_name": "Bash", "agent_type": "{own_guard}", "tool_input": {{"command": "ls"}}}}"#
+        );
+        assert_eq!(run(&input).status.code(), Some(0), "{own_guard} is not routed by the plugin");
+    }
 }
 
 #[test]

@@ -62,6 +62,7 @@ pub fn pre_tool_use(
     let Some(assignment) = assignment else {
         return Ok(if approve_orchestrator { orchestrator::approve(input) } else { Decision::None });
     };
+    let running = route::objects_of(&assignment).is_some_and(|objects| commands_running(&objects));
     let rules: Option<PathBuf> = rules
         .map(Path::to_owned)
         .or(assignment.rules)
@@ -76,8 +77,8 @@ pub fn pre_tool_use(
         true => Containment::SandboxWrap {
             exe: crate::process::own_exe()?,
             rules: rules.filter(|_| config.is_some()),
-            commands_running: commands_running(&assignment.folders.objects),
-            folders: Some(assignment.folders),
+            commands_running: running,
+            folders: assignment.folders,
         },
         false => Containment::HookOnly,
     };

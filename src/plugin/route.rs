@@ -1,21 +1,26 @@
-//! A worker's hook call, routed to its task: the worker slot its `agent_type` names
-//! (`spectacular:wt-worker-<k>`), the slot's lease, and the run's manifest give the worktree,
-//! the branch and the run's rules.
+//! A worker's hook call, routed to its worktree by its `agent_type`: a worker slot
+//! (`spectacular:wt-worker-<k>`) through the slot's lease and the run's manifest (the task's
+//! worktree, branch, rules and folders); a team worktree's agent (`wt-<name>`, also the name a
+//! lead gives its teammate) to `.worktrees/<name>` on branch `<name>`, with `wt sandbox`'s default
+//! folders and no lease.
 
 use std::path::{Path, PathBuf};
 
 use super::leases;
 use super::workers::parse_worker_type;
+use crate::git::Repo;
 use crate::guard::{Target, TaskFolders};
 use crate::store::{Containment, StateLayout};
+use crate::team;
 
 /// A worker's task, as its slot's lease says.
 pub struct Assignment {
     pub target: Target,
     /// The run's rules (the project's guard.toml with the plan's `[guard]`), when written.
     pub rules: Option<PathBuf>,
-    /// The task's temporary folder and object folder in the run's state.
-    pub folders: TaskFolders,
+    /// The task's temporary folder and object folder in the run's state; None: `wt sandbox`'s
+    /// defaults for the worktree (a team worktree's).
+    pub folders: Option<TaskFolders>,
     /// Whether the kernel contains the run's commands.
     pub kernel: bool,
 }
@@ -24,6 +29,11 @@ pub struct Assignment {
 /// repository's git directory, when the call's folder is in one). `Ok(None)`: not one of the
 /// plugin's workers. `Err`: a worker with no task here, which must not run unguarded.
 pub fn assignment(agent_type: &str, common: Option<&Path>, cwd: &Path) -> Result<Option<Assignment>, String> {
+    if let Some(name) = team::name::from_agent_type(agent_type)
+        && parse_worker_type(agent_type).is_none()
+    {
+        return team_worktree(agent_type, name, cwd).map(Some);
+    }
     let Some(slot) = parse_worker_type(agent_type) else { return Ok(None) };
     let common = common.ok_or_else(|| {
         format!("{agent_type} is a wt worker, but {} is not inside a repository with wt runs", cwd.display())
@@ -38,12 +48,49 @@ pub fn assignment(agent_type: &str, common: Option<&Path>, cwd: &Path) -> Result
     let run_id = &holder.lease.run_id;
     let rules = Some(layout.guard_rules(run_id)).filter(|path| path.exists());
     Ok(Some(Assignment {
-        folders: TaskFolders {
+        folders: Some(TaskFolders {
             tmp: layout.task_tmp(run_id, holder.task.id),
             objects: layout.task_objects(run_id, holder.task.id),
-        },
+        }),
         kernel: holder.containment != Some(Containment::PolicyOnly),
         target: Target { root: holder.task.worktree, branch: Some(holder.task.branch) },
         rules,
     }))
+}
+
+/// Where the worker's sandboxed commands put their git objects (a running one holds a lock
+/// there): its task's object folder, else `wt sandbox`'s default for the worktree.
+pub fn objects_of(assignment: &Assignment) -> Option<PathBuf> {
+    match &assignment.folders {
+        Some(folders) => Some(folders.objects.clone()),
+        None => crate::sandbox::TaskWorktree::open(&assignment.target.root).ok().map(|w| w.default_objects()),
+    }
+}
+
+/// The team worktree of the agent `wt-<name>`: `.worktrees/<name>` of the repository holding
+/// `cwd`, which must be a worktree with branch `<name>` checked out. Its Bash calls always run in
+/// `wt sandbox` (a team has no policy-only mode). `Err`: no such worktree, so the agent, which is
+/// wt's by its name, is blocked rather than left unguarded.
+fn team_worktree(agent_type: &str, name: &str, cwd: &Path) -> Result<Assignment, String> {
+    let repo = Repo::discover(cwd).map_err(|_| {
+        format!(
+            "{agent_type} is the agent of a wt team worktree, but {} is not inside a git repository",
+            cwd.display()
+        )
+    })?;
+    let root = repo.root().join(crate::git::WORKTREES_DIR).join(name);
+    let branch = crate::git::current_branch(&root).ok().flatten();
+    if branch.as_deref() != Some(name) {
+        return Err(format!(
+            "{agent_type} is the agent of the wt team worktree {name}, but {} is not a worktree on branch {name}; \
+             make it with `wt create {name} --base <branch>` (`wt list` shows the worktrees)",
+            root.display()
+        ));
+    }
+    Ok(Assignment {
+        target: Target { root, branch: Some(name.to_owned()) },
+        rules: None,
+        folders: None,
+        kernel: true,
+    })
 }
