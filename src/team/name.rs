@@ -1,8 +1,8 @@
 //! Team worktree names. A name is the worktree's folder (`.worktrees/<name>`), its branch and its
 //! agent's name (`wt-<name>`), so it must be all three: `[A-Za-z0-9._-]{1,64}`, a branch name git
-//! accepts (`git check-ref-format --branch`), and never a run's (a run id, `<runId>-main`,
+//! accepts (`git check-ref-format --branch`), never a run's (a run id, `<runId>-main`,
 //! `<runId>-task-…`), whose worktrees and branches share `.worktrees/` and whose id `wt cleanup`
-//! takes.
+//! takes, and never `worker-<k>`, whose agent `wt-worker-<k>` is one of the plugin's worker slots.
 
 use super::TeamError;
 use crate::plan::run_id;
@@ -76,6 +76,12 @@ fn problem(name: &str) -> Option<(String, String)> {
             format!("pick a name that does not start with six hex digits and a dash, e.g. `team-{name}`"),
         ));
     }
+    if let Some(slot) = name.strip_prefix("worker-").filter(|k| k.bytes().all(|b| b.is_ascii_digit())) {
+        return Some((
+            format!("its agent would be wt-worker-{slot}, the name of the plugin's worker slots"),
+            format!("pick another name, e.g. `team-worker-{slot}`"),
+        ));
+    }
     None
 }
 
@@ -99,7 +105,15 @@ mod tests {
 
     #[test]
     fn good_names_pass_and_git_takes_them_as_branches() {
-        for name in ["a", "auth-api", "A.b_c-1", "x".repeat(MAX_LEN).as_str(), "abc12-main", "abc1234-main"] {
+        for name in [
+            "a",
+            "auth-api",
+            "A.b_c-1",
+            "x".repeat(MAX_LEN).as_str(),
+            "abc12-main",
+            "abc1234-main",
+            "worker-a",
+        ] {
             assert!(is_team_name(name), "{name}");
             assert!(git_accepts(name), "git refuses {name}");
         }
@@ -122,6 +136,8 @@ mod tests {
             ("abc123-main", "run abc123"),
             ("abc123-task-1-1", "run abc123"),
             ("abc123-task-2-1-login", "run abc123"),
+            ("worker-1", "worker slots"),
+            ("worker-12", "worker slots"),
         ];
         for (name, expected) in cases {
             let err = check(name).expect_err(name);
