@@ -104,8 +104,8 @@ impl Layout {
         layout.git(&layout.repo, &["commit", "--quiet", "-m", "initial commit"]);
         let exclude = layout.repo.join(".git/info/exclude");
         let text = std::fs::read_to_string(&exclude).unwrap();
-        // The rule wt run writes (`engine::prepare::EXCLUDES`), so that a run adds nothing there.
-        std::fs::write(&exclude, format!("{text}/.worktrees/\n")).unwrap();
+        // The rules wt run writes (`git::WT_EXCLUDES`), so that a run adds nothing there.
+        std::fs::write(&exclude, format!("{text}/.worktrees/\n/.claude/agents/wt-*.md\n")).unwrap();
         layout.remote();
         layout.git(&layout.repo, &["branch", OTHER_BRANCH]);
         let sibling_branch = format!("{SIBLING}-sibling");
