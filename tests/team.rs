@@ -145,6 +145,15 @@ fn a_create_cut_short_before_git_spice_tracked_the_branch_finishes_when_run_agai
 #[test]
 fn a_name_taken_another_way_is_refused_with_what_holds_it_and_nothing_changes() {
     let repo = TestRepo::new();
+    let out = repo.wt(&["create", "first", "--base", "nope"]);
+    assert_eq!(out.code(), 3, "{}", out.stderr());
+    assert_eq!(
+        repo.git(&["for-each-ref"]),
+        repo.git(&["for-each-ref", "refs/heads"]),
+        "git-spice was not set up"
+    );
+    let exclude = std::fs::read_to_string(repo.root.join(".git/info/exclude")).unwrap_or_default();
+    assert!(!exclude.contains("/.worktrees/"), "nor the ignore rules: {exclude}");
     repo.write(".claude/agents/wt-mine.md", "---\nname: wt-mine\n---\nthe user's own agent\n");
     repo.git(&["add", ".claude/agents/wt-mine.md"]);
     repo.git(&["commit", "--quiet", "-m", "an agent of the project"]);
@@ -215,6 +224,14 @@ fn the_generated_agent_names_its_worktree_and_guard_and_git_ignores_it() {
         dir.display()
     );
     assert!(front.contains(&serde_json::to_string(&guard).unwrap()), "{front}");
+    // The hook as Claude Code would run it (`sh -c`), on a write outside the worktree.
+    let hook = json!({"cwd": dir, "hook_event_name": "PreToolUse", "tool_name": "Write",
+                      "tool_input": {"file_path": repo.root.join("README.md"), "content": "x"}});
+    let mut sh = Command::new("sh");
+    sh.args(["-c", &guard]);
+    let out = common::with_stdin(sh, &hook.to_string());
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "deny", "{answer}");
     assert!(body.contains(&format!("{} on branch `api`", dir.display())), "{body}");
     assert!(body.contains(&format!("begin every Bash command with `cd {} && `", dir.display())), "{body}");
     assert!(body.contains("`make test` must pass"), "{body}");

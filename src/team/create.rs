@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::graph::Graph;
 use super::{TeamError, TeamRecord, TeamRepo, agent_file, name};
-use crate::git::{self, WORKTREES_DIR, WorktreeEntry};
+use crate::git::{self, WORKTREES_DIR};
 
 pub struct CreateRequest {
     pub name: String,
@@ -51,16 +51,22 @@ pub fn create(team: &TeamRepo, request: &CreateRequest) -> Result<Created, TeamE
         return Err(TeamError::OwnBase { name: name.clone() });
     }
     let _lock = team.lock()?;
-    ensure_spice_knows(team)?;
     let graph = team.graph()?;
-    let trunk = graph.trunk().ok_or_else(|| TeamError::NoTrunk { root: team.repo().root().to_owned() })?;
-    check_base(team, &graph, base, trunk)?;
+    let known = graph.trunk().is_some();
+    let trunk = match graph.trunk() {
+        Some(trunk) => trunk.to_owned(),
+        None => new_trunk(team)?,
+    };
+    check_base(team, &graph, base, &trunk)?;
     let path = team.worktree_path(name);
     let existing = existing(team, &graph, name, base, &path)?;
     let agent_path = team.agent_path(name);
     check_agent_file(team, name, &agent_path)?;
 
     git::ensure_excluded(team.repo().common_dir(), git::WT_EXCLUDES)?;
+    if !known {
+        team.spice().repo_init(team.repo().root(), &trunk)?;
+    }
     if let Existing::Nothing = existing {
         let dir = team.repo().root().join(WORKTREES_DIR);
         std::fs::create_dir_all(&dir).map_err(TeamError::io(format!("creating {}", dir.display())))?;
@@ -85,15 +91,11 @@ pub fn create(team: &TeamRepo, request: &CreateRequest) -> Result<Created, TeamE
     })
 }
 
-/// Makes git-spice know the repository, with the main checkout's branch as its trunk (as a run
-/// does), when it knows none. The caller holds the repo lock.
-fn ensure_spice_knows(team: &TeamRepo) -> Result<(), TeamError> {
+/// The trunk to give git-spice when it does not know the repository yet: the main checkout's
+/// branch, as a run does.
+fn new_trunk(team: &TeamRepo) -> Result<String, TeamError> {
     let repo = team.repo();
-    if repo.reference_exists("refs/spice/data")? {
-        return Ok(());
-    }
-    let trunk = repo.main_branch()?.ok_or_else(|| TeamError::NoTrunk { root: repo.root().to_owned() })?;
-    Ok(team.spice().repo_init(repo.root(), &trunk)?)
+    repo.main_branch()?.ok_or_else(|| TeamError::NoTrunk { root: repo.root().to_owned() })
 }
 
 /// A base is the trunk or a branch git-spice tracks: stacking on anything else would give
@@ -113,7 +115,7 @@ fn existing(
     base: &str,
     path: &Path,
 ) -> Result<Existing, TeamError> {
-    let registered = registered_at(team, path)?;
+    let registered = team.worktree_at(path)?;
     let Some(entry) = registered else {
         if path.symlink_metadata().is_ok() {
             let detail = "it is not a worktree of this repository".to_owned();
@@ -150,16 +152,6 @@ fn existing(
             existing: Some(existing.to_owned()),
         }),
     }
-}
-
-/// The worktree git records at `path`, if any.
-pub(super) fn registered_at(team: &TeamRepo, path: &Path) -> Result<Option<WorktreeEntry>, TeamError> {
-    Ok(git::list_worktrees(team.repo().root())?.into_iter().find(|entry| same_path(&entry.path, path)))
-}
-
-pub(super) fn same_path(a: &Path, b: &Path) -> bool {
-    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
-    a == b || canonical(a) == canonical(b)
 }
 
 /// The agent file's place must be free or hold wt's own file, and never a file the user tracks.

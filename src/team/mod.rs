@@ -45,7 +45,7 @@ pub use graph::{ChangesRead, Graph};
 pub use record::TeamRecord;
 pub use remove::{BranchFate, RemoveRequest, Removed, remove};
 
-use crate::git::{Repo, WORKTREES_DIR};
+use crate::git::{Repo, WORKTREES_DIR, WorktreeEntry};
 use crate::spice::Spice;
 use crate::store::{FileLock, StateLayout};
 
@@ -105,6 +105,12 @@ impl TeamRepo {
         Ok(FileLock::acquire(&self.layout.repo_lock())?)
     }
 
+    /// The worktree git records at `path`, if any.
+    pub fn worktree_at(&self, path: &Path) -> Result<Option<WorktreeEntry>, TeamError> {
+        let worktrees = crate::git::list_worktrees(self.repo.root())?;
+        Ok(worktrees.into_iter().find(|entry| same_path(&entry.path, path)))
+    }
+
     /// git-spice's graph now, without asking the forge.
     pub fn graph(&self) -> Result<Graph, TeamError> {
         Graph::read(self, false)
@@ -115,4 +121,10 @@ impl TeamRepo {
     pub fn graph_with_changes(&self) -> Result<Graph, TeamError> {
         Graph::read(self, true)
     }
+}
+
+/// Whether two paths name the same folder (git records canonical paths; callers may not).
+fn same_path(a: &Path, b: &Path) -> bool {
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+    a == b || canonical(a) == canonical(b)
 }

@@ -8,7 +8,6 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::create::registered_at;
 use super::{TeamError, TeamRepo, agent_file, name, upstack};
 use crate::git;
 
@@ -61,7 +60,7 @@ pub fn remove(team: &TeamRepo, request: &RemoveRequest) -> Result<Removed, TeamE
     name::check(name)?;
     let _lock = team.lock()?;
     let path = team.worktree_path(name);
-    let registered = registered_at(team, &path)?;
+    let registered = team.worktree_at(&path)?;
     match &registered {
         Some(entry) if entry.branch.as_deref() != Some(name) && path.exists() => {
             let detail = match &entry.branch {

@@ -30,7 +30,7 @@ fn place(team: &TeamRepo, branch: &str) -> Result<Place, TeamError> {
     let root = team.repo().root();
     let entry = git::list_worktrees(root)?.into_iter().find(|w| w.branch.as_deref() == Some(branch));
     Ok(match entry {
-        Some(entry) if super::create::same_path(&entry.path, root) => Place::MainCheckout,
+        Some(entry) if super::same_path(&entry.path, root) => Place::MainCheckout,
         Some(entry) => Place::Worktree(entry.path),
         None => Place::Nowhere,
     })
@@ -111,7 +111,7 @@ fn in_worktree_of(
             let temp = root
                 .join(WORKTREES_DIR)
                 .join(format!(".wt-move-{}", &crate::digest::sha256_hex([branch.as_bytes()])[..12]));
-            if temp.exists() || super::create::registered_at(team, &temp)?.is_some() {
+            if temp.exists() || team.worktree_at(&temp)?.is_some() {
                 // Left by a wt that was killed while it moved this branch; it holds no work.
                 git::remove_worktree(root, &temp, true)?;
             }

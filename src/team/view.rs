@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::create::same_path;
 use super::graph::{ChangesRead, Graph};
 use super::{TeamError, TeamRepo, name};
 use crate::git::{self, WORKTREES_DIR, WorktreeEntry};
@@ -180,7 +179,9 @@ fn worktree_entries(team: &TeamRepo, graph: &Graph) -> Result<Vec<Entry>, TeamEr
 /// The folder name of a worktree directly under `.worktrees/`.
 fn wt_folder(dir: &Path, path: &Path) -> Option<String> {
     let parent = path.parent()?;
-    same_path(parent, dir).then(|| path.file_name().map(|n| n.to_string_lossy().into_owned())).flatten()
+    super::same_path(parent, dir)
+        .then(|| path.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .flatten()
 }
 
 fn branch_entry(
