@@ -1,5 +1,6 @@
 //! The `[sandbox]` table of guard.toml: whether Landlock is required, the folders a project's
-//! tools must write beyond the built-in set (caches such as `~/.gradle`), and the network.
+//! tools must write beyond the built-in set (caches such as `~/.gradle`), the network, and Unix
+//! sockets.
 
 use std::path::{Path, PathBuf};
 
@@ -17,11 +18,21 @@ pub struct SandboxConfig {
     pub allow_write: Vec<String>,
     /// `deny`: no TCP connections or listening sockets (Landlock ABI 4 and newer). Default: allow.
     pub network: Option<Network>,
+    /// `deny` (the default): no new Unix socket (`socket(AF_UNIX, …)`), so a command cannot ask a
+    /// daemon outside the sandbox (tmux, D-Bus, docker, ssh-agent) to act for it. `allow`: it may.
+    pub unix_sockets: Option<UnixSockets>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Network {
+    Allow,
+    Deny,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnixSockets {
     Allow,
     Deny,
 }
@@ -32,12 +43,18 @@ impl SandboxConfig {
         self.required = other.required.or(self.required);
         self.allow_write.extend(other.allow_write);
         self.network = other.network.or(self.network);
+        self.unix_sockets = other.unix_sockets.or(self.unix_sockets);
         self
     }
 
     /// Whether commands may not open TCP connections.
     pub fn denies_network(&self) -> bool {
         self.network == Some(Network::Deny)
+    }
+
+    /// Whether commands may not create Unix sockets (the default).
+    pub fn denies_unix_sockets(&self) -> bool {
+        self.unix_sockets != Some(UnixSockets::Allow)
     }
 
     /// Whether a kernel without Landlock must stop the command (the default).
@@ -68,27 +85,32 @@ mod tests {
 
     #[test]
     fn later_required_wins_and_folders_add_up() {
-        let project =
-            SandboxConfig { required: Some(false), allow_write: vec!["~/.gradle".into()], network: None };
+        let project = SandboxConfig {
+            required: Some(false),
+            allow_write: vec!["~/.gradle".into()],
+            unix_sockets: Some(UnixSockets::Allow),
+            ..Default::default()
+        };
         let plan = SandboxConfig {
-            required: None,
             allow_write: vec!["build-cache".into()],
             network: Some(Network::Deny),
+            ..Default::default()
         };
         let merged = project.clone().merge(plan);
         assert_eq!(merged.required, Some(false));
         assert_eq!(merged.allow_write, ["~/.gradle", "build-cache"]);
-        let strict = SandboxConfig { required: Some(true), allow_write: Vec::new(), network: None };
+        assert!(!merged.denies_unix_sockets(), "the project's allow stands when the plan says nothing");
+        let strict = SandboxConfig { required: Some(true), ..Default::default() };
         assert!(project.merge(strict).is_required());
         assert!(SandboxConfig::default().is_required());
+        assert!(SandboxConfig::default().denies_unix_sockets());
     }
 
     #[test]
     fn home_and_repository_relative_entries_resolve() {
         let config = SandboxConfig {
-            required: None,
             allow_write: vec!["~/.gradle".into(), "~".into(), "cache".into(), "/abs".into()],
-            network: None,
+            ..Default::default()
         };
         let paths = config.allow_write_paths(Path::new("/repo"), Some(Path::new("/home/u")));
         let expected = ["/home/u/.gradle", "/home/u", "/repo/cache", "/abs"];
@@ -108,6 +130,7 @@ mod tests {
                 required: Some(false),
                 allow_write: vec!["~/.m2".into()],
                 network: Some(Network::Deny),
+                unix_sockets: Some(UnixSockets::Allow),
             },
         ] {
             let config = super::super::GuardConfig { sandbox, ..Default::default() };
@@ -121,5 +144,8 @@ mod tests {
         assert!(toml::from_str::<SandboxConfig>("requird = false").is_err());
         let config: SandboxConfig = toml::from_str("required = false").unwrap();
         assert_eq!(config.required, Some(false));
+        assert!(toml::from_str::<SandboxConfig>("unix_sockets = \"none\"").is_err());
+        let config: SandboxConfig = toml::from_str("unix_sockets = \"allow\"").unwrap();
+        assert!(!config.denies_unix_sockets());
     }
 }
