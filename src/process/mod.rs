@@ -77,6 +77,8 @@ pub struct Cmd {
     args: Vec<OsString>,
     dir: Option<PathBuf>,
     env: Vec<(OsString, OsString)>,
+    /// Variables of wt's own environment the child does not get.
+    env_removed: Vec<OsString>,
     outlives_wt: bool,
 }
 
@@ -87,6 +89,7 @@ impl Cmd {
             args: Vec::new(),
             dir: None,
             env: Vec::new(),
+            env_removed: Vec::new(),
             outlives_wt: false,
         }
     }
@@ -115,6 +118,12 @@ impl Cmd {
         self
     }
 
+    /// Leaves `key` of wt's environment out of the child's (unless `env` sets it).
+    pub fn env_remove(mut self, key: impl AsRef<OsStr>) -> Self {
+        self.env_removed.push(key.as_ref().to_owned());
+        self
+    }
+
     /// This command run through `wrapper`, a program that execs the words after its own
     /// arguments (`wt sandbox … --`): in this command's folder, with both environments.
     pub fn inside(self, wrapper: Cmd) -> Cmd {
@@ -123,7 +132,9 @@ impl Cmd {
         args.extend(self.args);
         let mut env = wrapper.env;
         env.extend(self.env);
-        Cmd { program: wrapper.program, args, dir: self.dir, env, outlives_wt: self.outlives_wt }
+        let mut env_removed = wrapper.env_removed;
+        env_removed.extend(self.env_removed);
+        Cmd { program: wrapper.program, args, dir: self.dir, env, env_removed, outlives_wt: self.outlives_wt }
     }
 
     /// Lets the child go on if wt dies (for agents: a resume waits for them instead).
@@ -189,7 +200,9 @@ impl Cmd {
             .env("GIT_EDITOR", "true")
             .env("GIT_SEQUENCE_EDITOR", "true")
             .env("NO_COLOR", "1");
-        for key in SCRUBBED_ENV.iter().filter(|key| !self.env.iter().any(|(k, _)| k == **key)) {
+        let scrubbed =
+            SCRUBBED_ENV.iter().map(OsStr::new).chain(self.env_removed.iter().map(OsString::as_os_str));
+        for key in scrubbed.filter(|key| !self.env.iter().any(|(k, _)| k == key)) {
             expression = expression.env_remove(key);
         }
         for (key, value) in &self.env {
