@@ -12,7 +12,10 @@ use super::{CliError, exit};
 use crate::engine::EngineError;
 use crate::guard::rules::Reads;
 use crate::process::{Cmd, ExitDescription, ProcessError};
-use crate::sandbox::{self, HostEnv, KernelSupport, Policy, Prepared, Request, SandboxError, TaskWorktree};
+use crate::sandbox::{
+    self, Confinement, HostEnv, KernelSupport, Policy, Request, SandboxError, SocketFilter, TaskWorktree,
+    UnixSocketPolicy,
+};
 use crate::store::CommandRunning;
 
 /// A shell's code for a command it cannot find.
@@ -54,8 +57,11 @@ pub struct SandboxArgs {
 /// a shell says).
 pub fn run(args: SandboxArgs, cwd: &Path) -> Result<u8, CliError> {
     // clap requires at least one word after `--` (`required = true`), so both slices exist.
-    let command = Cmd::new(&args.command[0]).args(&args.command[1..]);
-    let (worktree, policy, mut prepared) = contain(&args, cwd)?;
+    let mut command = Cmd::new(&args.command[0]).args(&args.command[1..]);
+    let (worktree, policy, mut confinement) = contain(&args, cwd)?;
+    for (name, _) in sandbox::DAEMON_VARIABLES {
+        command = command.env_remove(name);
+    }
     let tmp = &policy.tmp;
     let command = command
         .env("TMPDIR", tmp)
@@ -63,7 +69,7 @@ pub fn run(args: SandboxArgs, cwd: &Path) -> Result<u8, CliError> {
         .env("TEMP", tmp)
         .env("GIT_OBJECT_DIRECTORY", &policy.objects)
         .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &policy.alternate);
-    let confine = move || prepared.as_mut().map_or(Ok(()), Prepared::enforce);
+    let confine = move || confinement.enforce();
     // Until the command and what it started end, the guard refuses the agent's Write and Edit.
     let running =
         CommandRunning::hold(&policy.objects).map_err(|err| CliError::from(EngineError::Lock(err)))?;
@@ -93,8 +99,9 @@ fn take_objects_in(worktree: &TaskWorktree, objects: &Path) {
     }
 }
 
-/// Checks the worktree and builds the policy and, when the kernel has Landlock, its ruleset.
-fn contain(args: &SandboxArgs, cwd: &Path) -> Result<(TaskWorktree, Policy, Option<Prepared>), CliError> {
+/// Checks the worktree and builds the policy and, when the kernel has Landlock, its ruleset; and
+/// the Unix socket filter unless the rules allow Unix sockets.
+fn contain(args: &SandboxArgs, cwd: &Path) -> Result<(TaskWorktree, Policy, Confinement), CliError> {
     let worktree = TaskWorktree::open(&cwd.join(&args.root)).map_err(sandbox_error)?;
     if let Some(branch) = &args.branch {
         worktree.check_branch(branch).map_err(sandbox_error)?;
@@ -118,7 +125,7 @@ fn contain(args: &SandboxArgs, cwd: &Path) -> Result<(TaskWorktree, Policy, Opti
     if debug {
         print_policy(&policy);
     }
-    let prepared = match support {
+    let landlock = match support {
         KernelSupport::Available { abi } => {
             let prepared = sandbox::prepare(&policy, abi).map_err(sandbox_error)?;
             if debug {
@@ -135,7 +142,14 @@ fn contain(args: &SandboxArgs, cwd: &Path) -> Result<(TaskWorktree, Policy, Opti
             None
         }
     };
-    Ok((worktree, policy, prepared))
+    let sockets = match policy.deny_unix_sockets {
+        true => SocketFilter::build().map_err(sandbox_error)?,
+        false => None,
+    };
+    if debug {
+        eprintln!("wt debug: sandbox: {}", UnixSocketPolicy::of(policy.deny_unix_sockets));
+    }
+    Ok((worktree, policy, Confinement { landlock, sockets }))
 }
 
 fn print_policy(policy: &Policy) {
@@ -194,5 +208,8 @@ fn sandbox_error(err: SandboxError) -> CliError {
         | SandboxError::Ruleset(_) => CliError::new(exit::ENVIRONMENT, message),
         SandboxError::NoNetworkRules { .. } => CliError::new(exit::ENVIRONMENT, message)
             .hint("run on a newer kernel, or remove network = \"deny\" from [sandbox] and close the network another way"),
+        SandboxError::SocketFilter { .. } => CliError::new(exit::ENVIRONMENT, message).hint(
+            "run on a kernel with seccomp, or set `[sandbox] unix_sockets = \"allow\"` in .spectacular/guard.toml",
+        ),
     }
 }

@@ -40,6 +40,13 @@
 //! connection out, no listening socket. UDP, and sockets already open, are not covered. An
 //! older kernel refuses to start the command rather than run it with the network open.
 //!
+//! # Unix sockets, with `[sandbox] unix_sockets = "deny"` (the default)
+//! A seccomp filter refuses `socket(AF_UNIX, …)` with EACCES (`unix_sockets.rs` says what else
+//! and why): Landlock does not govern connecting to a socket by its path, and a daemon outside
+//! (tmux, D-Bus, docker, ssh-agent) would act for the command. `socketpair` stays allowed. The
+//! variables that point at such daemons are removed from the command's environment whatever the
+//! setting (`daemon_env.rs`).
+//!
 //! # What Landlock does not cover (policy, or a check after the task)
 //! - Metadata: `chmod`, `chown`, `utime` outside are not write rights.
 //! - Anything inside an allowed folder: the worktree's own `.git` file; other branches under
@@ -47,8 +54,9 @@
 //!   a `chmod`); the admin folder's `config.worktree` (read by git only when the repository sets
 //!   `extensions.worktreeConfig`, which the sandboxed command cannot set); a rename within one
 //!   allowed folder.
-//! - Files opened before the restriction (inherited descriptors), sockets and the network,
-//!   signals to other processes (Landlock scopes them from ABI 6; not used here).
+//! - Files opened before the restriction (inherited descriptors); the network unless
+//!   `network = "deny"`, and UDP even then; Unix datagrams sent from a `socketpair` end to a named
+//!   datagram socket (journald, syslog); signals to other processes on a kernel older than ABI 6.
 //!
 //! # Claude Code under the sandbox (2.1.330, checked with a scripted model)
 //! The session completes; the model's Bash and Write calls outside fail with EACCES ("Permission
@@ -65,17 +73,23 @@
 //! contained by policy only (the guard hook) and one line on stderr says so.
 
 mod caches;
+mod confinement;
+mod daemon_env;
 mod kernel;
 mod policy;
 mod ruleset;
+mod unix_sockets;
 mod worktree;
 
 use std::path::{Path, PathBuf};
 
 pub use caches::HostEnv;
+pub use confinement::Confinement;
+pub use daemon_env::DAEMON_VARIABLES;
 pub use kernel::{KernelSupport, probe};
 pub use policy::{Access, Policy, Request};
-pub use ruleset::{Prepared, prepare};
+pub use ruleset::prepare;
+pub use unix_sockets::{SocketFilter, UnixSocketPolicy};
 pub use worktree::{Head, TaskWorktree};
 
 use crate::guard::GuardConfig;
@@ -102,6 +116,8 @@ pub enum SandboxError {
         "network = \"deny\" needs Landlock ABI 4 (Linux 6.7) or newer for TCP rules; this kernel has ABI {abi}"
     )]
     NoNetworkRules { abi: u32 },
+    #[error("cannot refuse Unix sockets: {reason}")]
+    SocketFilter { reason: String },
 }
 
 /// The guard rules that apply: `explicit` (which must exist), else the project's

@@ -96,6 +96,8 @@ pub struct Policy {
     pub deny_reads: bool,
     /// `[sandbox] network = "deny"`: TCP connect and bind are refused.
     pub deny_network: bool,
+    /// `[sandbox] unix_sockets = "deny"` (the default): new Unix sockets are refused.
+    pub deny_unix_sockets: bool,
 }
 
 impl Policy {
@@ -155,6 +157,7 @@ impl Policy {
             alternate: worktree.objects(),
             deny_reads: request.deny_reads,
             deny_network: request.config.denies_network(),
+            deny_unix_sockets: request.config.denies_unix_sockets(),
         })
     }
 }
