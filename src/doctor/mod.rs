@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::git::{self, Repo};
 use crate::process::Cmd;
+use crate::sandbox::UnixSocketPolicy;
 use crate::spice::{Spice, SpiceError};
 
 pub use runs::{LeftoverWorktree, interrupted_runs, leftover_worktrees};
@@ -62,7 +63,13 @@ pub fn machine_checks() -> Vec<Check> {
 fn sandbox_check() -> Check {
     let support = crate::sandbox::probe();
     match support.fix() {
-        None => Check::ok("sandbox", format!("{support}: agents' writes are contained by the kernel")),
+        None => Check::ok(
+            "sandbox",
+            format!(
+                "{support}: agents' writes are contained by the kernel; unless a project allows them, {}",
+                UnixSocketPolicy::of(true)
+            ),
+        ),
         Some(fix) => Check::problem(
             "sandbox",
             Status::Warn,
@@ -215,19 +222,29 @@ pub fn repository_checks(repo: &Repo) -> Vec<Check> {
     checks
 }
 
-/// How this repository's runs would be contained, when it is not simply by the kernel: the
-/// project's `[sandbox]` decides what happens on a machine without Landlock.
+/// How this repository's runs would be contained, when it is not simply by the kernel with Unix
+/// sockets refused: the project's `[sandbox]` decides what happens on a machine without Landlock,
+/// and may allow Unix sockets.
 fn containment_check(repo: &Repo) -> Option<Check> {
     const NAME: &str = "containment";
-    if crate::sandbox::probe().abi().is_some() {
-        return None;
-    }
     let rules = repo.root().join(".spectacular").join("guard.toml");
-    let required = match crate::guard::GuardConfig::load_toml(&rules) {
-        Ok(config) => config.unwrap_or_default().sandbox.is_required(),
+    let sandbox = match crate::guard::GuardConfig::load_toml(&rules) {
+        Ok(config) => config.unwrap_or_default().sandbox,
         Err(err) => return Some(Check::problem(NAME, Status::Missing, err, "fix .spectacular/guard.toml")),
     };
-    Some(match required {
+    let sockets = UnixSocketPolicy::of(sandbox.denies_unix_sockets());
+    if crate::sandbox::probe().abi().is_some() {
+        return (sockets == UnixSocketPolicy::Allowed).then(|| {
+            Check::problem(
+                NAME,
+                Status::Warn,
+                format!("runs in this repository are contained by the kernel, but {sockets}"),
+                "remove `unix_sockets = \"allow\"` from [sandbox] in .spectacular/guard.toml unless tasks need \
+                 Unix sockets (gpg signing, ssh-agent, tests that open sockets)",
+            )
+        });
+    }
+    Some(match sandbox.is_required() {
         true => Check::problem(
             NAME,
             Status::Missing,
@@ -237,8 +254,10 @@ fn containment_check(repo: &Repo) -> Option<Check> {
         false => Check::problem(
             NAME,
             Status::Warn,
-            "runs in this repository are contained by policy only ([sandbox] required = false): the guard and \
-             the check after each task, no kernel sandbox",
+            format!(
+                "runs in this repository are contained by policy only ([sandbox] required = false): the guard \
+                 and the check after each task, no kernel sandbox; {sockets}"
+            ),
             "make Landlock available (see the sandbox check)",
         ),
     })
