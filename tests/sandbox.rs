@@ -475,12 +475,17 @@ fn network_deny_refuses_tcp_connections_that_are_allowed_without_it() {
 }
 
 #[test]
-fn unknown_sandbox_keys_are_bad_input() {
+fn unknown_sandbox_keys_and_values_are_bad_input() {
     let task = Task::new();
     let rules = task.write_rules("[sandbox]\nrequird = false\n");
     let out = task.run(&["--rules", rules.to_str().unwrap()], &["true"], &[]);
     assert_eq!(out.code(), 2, "{}", out.stderr());
     assert!(out.stderr().contains("unknown field `requird`"), "{}", out.stderr());
+    let rules = task.write_rules("[sandbox]\nunix_sockets = \"none\"\n");
+    let out = task.run(&["--rules", rules.to_str().unwrap()], &["true"], &[]);
+    assert_eq!(out.code(), 2, "{}", out.stderr());
+    let message = format!("{}: unknown variant `none`, expected `allow` or `deny`", rules.display());
+    assert!(out.stderr().contains(&message), "{}", out.stderr());
 }
 
 #[test]
@@ -597,4 +602,126 @@ fn a_write_cannot_race_a_background_command_past_the_guard() {
     assert_eq!(task.outside_changes(&before), Vec::<String>::new());
     assert_eq!(allowed, 0, "the guard let writes through while the command ran");
     assert_eq!(guard_write(&task, &task.worktree.join("d/after.txt")), "allow", "once it has ended");
+}
+
+/// A daemon outside the sandbox, like a tmux server or the D-Bus session bus: for every line it
+/// receives on its Unix socket it writes a file outside, then answers.
+fn start_unix_daemon(socket: &Path, marks: PathBuf) {
+    let listener = std::os::unix::net::UnixListener::bind(socket).unwrap();
+    std::thread::spawn(move || {
+        use std::io::{BufRead, Write};
+        for (index, stream) in listener.incoming().flatten().enumerate() {
+            let mut line = String::new();
+            let _ = std::io::BufReader::new(&stream).read_line(&mut line);
+            std::fs::write(marks.join(format!("daemon-ran-{index}")), line).unwrap();
+            let _ = (&stream).write_all(b"done\n");
+        }
+    });
+}
+
+/// Connects to `$DAEMON`, asks it to act and waits for its answer.
+const ASK_DAEMON: &str = r#"import os, socket
+s = socket.socket(socket.AF_UNIX)
+s.connect(os.environ["DAEMON"])
+s.sendall(b"id > /outside/PWNED\n")
+print(s.makefile().readline().strip())"#;
+
+#[test]
+fn a_daemon_outside_cannot_be_reached_through_a_unix_socket_unless_allowed() {
+    // Red team K9: `tmux new-window -d "id > /outside/PWNED"` from inside a task run in tmux.
+    let task = Task::new();
+    let socket = task.repo.scratch.join("daemon.sock");
+    start_unix_daemon(&socket, task.outside.clone());
+    let env = [("DAEMON", socket.to_str().unwrap())];
+    let policy_only_rules = task.write_rules("[sandbox]\nrequired = false\n");
+    task.bash("true").ok();
+    let before = task.snapshot();
+    let denied = task.run(&[], &["python3", "-c", ASK_DAEMON], &env);
+    assert_ne!(denied.code(), 0, "{}", denied.stdout());
+    let refused = format!("PermissionError: [Errno 13] {DENIED}");
+    assert!(denied.stderr().contains(&refused), "{}", denied.stderr());
+    assert_eq!(task.outside_changes(&before), Vec::<String>::new());
+
+    // The filter does not depend on Landlock: policy-only containment refuses the socket too.
+    let args = ["--rules", policy_only_rules.to_str().unwrap()];
+    let policy_only = task.run(&args, &["python3", "-c", ASK_DAEMON], &[env[0], ("WT_SANDBOX_ABI", "0")]);
+    assert!(policy_only.stderr().contains(&refused), "{}", policy_only.stderr());
+    assert_eq!(task.outside_changes(&before), Vec::<String>::new());
+
+    let rules = task.write_rules("[sandbox]\nunix_sockets = \"allow\"\n");
+    let allowed = task.run(&["--rules", rules.to_str().unwrap()], &["python3", "-c", ASK_DAEMON], &env);
+    assert_eq!(allowed.ok(), "done\n", "with unix_sockets = \"allow\" the daemon is reached");
+    assert!(task.outside.join("daemon-ran-0").is_file());
+}
+
+#[test]
+fn the_ways_around_the_unix_socket_filter_are_shut_too() {
+    let task = Task::new();
+    // io_uring's IORING_OP_SOCKET makes a socket without the system call the filter sees.
+    let io_uring = r#"import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.syscall(425, 4, ctypes.create_string_buffer(120))
+print(fd if fd >= 0 else os.strerror(ctypes.get_errno()))"#;
+    assert_eq!(task.run(&[], &["python3", "-c", io_uring], &[]).ok(), "Operation not permitted\n");
+    let rules = task.write_rules("[sandbox]\nunix_sockets = \"allow\"\n");
+    let allow = ["--rules", rules.to_str().unwrap()];
+    let ring = task.run(&allow, &["python3", "-c", io_uring], &[]).ok();
+    assert!(ring.trim().parse::<i32>().is_ok(), "with unix_sockets = \"allow\" io_uring works: {ring}");
+    // A 64-bit process on x86_64 can make i386 system calls (`int 0x80`), where a socket can be
+    // asked for through `socketcall` with its arguments behind a pointer the filter cannot read:
+    // any i386 call kills the process. Here i386 `socket(AF_UNIX, SOCK_STREAM, 0)` (number 359).
+    if cfg!(target_arch = "x86_64") {
+        let i386 = r#"import ctypes, mmap
+code = bytes.fromhex("b867010000" "bb01000000" "b901000000" "31d2" "cd80" "c3")
+page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+page.write(code)
+call = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(page)))
+print("socket", call())"#;
+        let killed = task.run(&[], &["python3", "-c", i386], &[]);
+        assert_eq!(killed.code(), 128 + SIGSYS, "{} {}", killed.stdout(), killed.stderr());
+        assert!(task.run(&allow, &["python3", "-c", i386], &[]).ok().starts_with("socket "));
+    }
+}
+
+/// The signal a seccomp filter kills a process with (Linux, x86_64 and aarch64).
+const SIGSYS: i32 = 31;
+
+#[test]
+fn socketpairs_child_processes_and_commits_work_with_unix_sockets_denied() {
+    let task = Task::new();
+    // multiprocessing's pool talks over pipes and Pipe() over a socketpair; node's fork over a
+    // socketpair it makes for the IPC channel.
+    let python = r#"import multiprocessing as mp
+def square(x): return x * x
+if __name__ == "__main__":
+    with mp.Pool(2) as pool: print(sum(pool.map(square, range(10))))
+    a, b = mp.Pipe(); a.send("pipe"); print(b.recv())"#;
+    let node = r#"const { fork } = require("child_process");
+if (process.argv[2] === "child") { process.on("message", (m) => { process.send(m + 1); process.exit(0); }); }
+else { const child = fork(__filename, ["child"]); child.on("message", (m) => console.log("ipc", m)); child.send(41); }"#;
+    std::fs::write(task.worktree.join("pool.py"), python).unwrap();
+    std::fs::write(task.worktree.join("fork.js"), node).unwrap();
+    let script = "python3 pool.py && node fork.js && git add pool.py fork.js && git commit -q -m 'socket work' && echo committed";
+    assert_eq!(task.bash(script).ok(), "285\npipe\nipc 42\ncommitted\n");
+    assert_eq!(task.repo.subjects("main", "task-1-1"), ["socket work"]);
+}
+
+#[test]
+fn variables_that_point_at_daemons_outside_are_not_passed_on() {
+    let task = Task::new();
+    let daemons = [
+        ("TMUX", "/tmp/tmux-1000/default,1234,0"),
+        ("TMUX_PANE", "%1"),
+        ("STY", "1234.pts-0.host"),
+        ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus"),
+        ("DOCKER_HOST", "unix:///var/run/docker.sock"),
+        ("SSH_AUTH_SOCK", "/tmp/ssh-agent.sock"),
+    ];
+    let mut env = daemons.to_vec();
+    env.push(("KEPT", "yes"));
+    let out = task.run(&[], &["env"], &env).ok();
+    for (name, _) in daemons {
+        assert!(!out.lines().any(|line| line.starts_with(&format!("{name}="))), "{name} passed on:\n{out}");
+    }
+    assert!(out.lines().any(|line| line == "KEPT=yes"), "{out}");
 }
