@@ -61,8 +61,11 @@
 //! # Claude Code under the sandbox (2.1.330, checked with a scripted model)
 //! The session completes; the model's Bash and Write calls outside fail with EACCES ("Permission
 //! denied"). The client honours TMPDIR (`claude-<uid>/`, `claude-*-cwd`, `cc-socks/` land in
-//! the task's folder). Its own state is saved only where it may write: `~/.claude/` (transcripts,
-//! sessions, plugins, credentials) and `~/.claude.json`, which it replaces through temporary files
+//! the task's folder). The one Unix socket it asks for is its session's listening socket
+//! (`cc-socks/<pid>.sock` in `$XDG_RUNTIME_DIR` or TMPDIR; "uds-messaging" in its code, how
+//! other local processes message a running session); refused, the session goes on without it.
+//! Its own state is saved only where it may write: `~/.claude/` (transcripts, sessions, plugins,
+//! credentials) and `~/.claude.json`, which it replaces through temporary files
 //! beside it in the home folder. `CLAUDE_CONFIG_DIR` moves both into one folder that can be
 //! allowed; the user's own `~/.claude` should not be, or a task could leave hooks, agents or
 //! memory there for later sessions that run outside any sandbox.
