@@ -187,3 +187,19 @@ fn without_landlock_doctor_says_how_this_repositorys_runs_are_contained() {
         "with Landlock: no such line"
     );
 }
+
+#[test]
+fn doctor_says_unix_sockets_are_refused_and_warns_when_a_project_allows_them() {
+    let repo = TestRepo::new();
+    let out = repo.wt(&["doctor", "--json"]);
+    let report: Value = serde_json::from_str(&out.stdout()).unwrap();
+    let sandbox = check(&report, "sandbox");
+    assert!(sandbox["detail"].as_str().unwrap().contains("new Unix sockets are refused"), "{sandbox}");
+    repo.write(".spectacular/guard.toml", "[sandbox]\nunix_sockets = \"allow\"\n");
+    let out = repo.wt(&["doctor", "--json"]);
+    let report: Value = serde_json::from_str(&out.stdout()).unwrap();
+    let containment = check(&report, "containment");
+    assert_eq!(containment["status"], "warn", "{containment}");
+    assert!(containment["detail"].as_str().unwrap().contains("Unix sockets are allowed"), "{containment}");
+    assert!(containment["fix"].as_str().unwrap().contains("unix_sockets"), "{containment}");
+}
