@@ -142,10 +142,7 @@ fn contain(args: &SandboxArgs, cwd: &Path) -> Result<(TaskWorktree, Policy, Conf
             None
         }
     };
-    let sockets = match policy.deny_unix_sockets {
-        true => SocketFilter::build().map_err(sandbox_error)?,
-        false => None,
-    };
+    let sockets = if policy.deny_unix_sockets { SocketFilter::build().map_err(sandbox_error)? } else { None };
     if debug {
         eprintln!("wt debug: sandbox: {}", UnixSocketPolicy::of(policy.deny_unix_sockets));
     }

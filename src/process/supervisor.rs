@@ -5,7 +5,8 @@
 //! own parent ends. When the command ends, wt kills whatever it left and exits with the command's
 //! status, so nothing a task started can act after the check that follows it. The command sees
 //! wt's stdin, stdout, stderr and environment with only this `Cmd`'s folder and variables
-//! (set and removed) applied; SIGTERM, SIGINT and SIGHUP sent to wt are passed on to it, and it dies with wt.
+//! (set and removed) applied; SIGTERM, SIGINT and SIGHUP sent to wt are passed on to it, and it
+//! dies with wt.
 
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::sync::atomic::{AtomicI32, Ordering};

@@ -104,9 +104,9 @@ impl SocketFilter {
         check_kernel()?;
         let unix = SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, libc::AF_UNIX as u64);
         let unix = SeccompRule::new(vec![unix.map_err(filter_error)?]).map_err(filter_error)?;
-        let sockets = refuse(with_x32(&[libc::SYS_socket], arch), vec![unix], libc::EACCES, arch)?;
+        let sockets = refuse(with_x32(&[libc::SYS_socket], arch), vec![unix], libc::EACCES as u32, arch)?;
         let io_uring = [libc::SYS_io_uring_setup, libc::SYS_io_uring_enter, libc::SYS_io_uring_register];
-        let io_uring = refuse(with_x32(&io_uring, arch), Vec::new(), libc::EPERM, arch)?;
+        let io_uring = refuse(with_x32(&io_uring, arch), Vec::new(), libc::EPERM as u32, arch)?;
         Ok(Some(SocketFilter { programs: [sockets, io_uring] }))
     }
 
@@ -136,12 +136,11 @@ fn with_x32(calls: &[i64], arch: TargetArch) -> Vec<i64> {
 fn refuse(
     calls: Vec<i64>,
     rules: Vec<SeccompRule>,
-    errno: i32,
+    errno: u32,
     arch: TargetArch,
 ) -> Result<BpfProgram, SandboxError> {
     let rules: BTreeMap<i64, Vec<SeccompRule>> =
         calls.into_iter().map(|call| (call, rules.clone())).collect();
-    let errno = u32::try_from(errno).map_err(|_| SandboxError::SocketFilter { reason: "errno".into() })?;
     let filter = SeccompFilter::new(rules, SeccompAction::Allow, SeccompAction::Errno(errno), arch)
         .map_err(filter_error)?;
     BpfProgram::try_from(filter).map_err(filter_error)
