@@ -583,11 +583,15 @@ fn a_write_cannot_race_a_background_command_past_the_guard() {
     // played here by the test — lands where the guard looked a moment before.
     let task = Task::new();
     std::fs::create_dir(task.worktree.join("d")).unwrap();
-    let flip = r#"while :; do mv d d.real && ln -s "$OUTSIDE/dir" d && rm d && mv d.real d; done"#;
+    let flip = r#"touch flipping; while :; do mv d d.real && ln -s "$OUTSIDE/dir" d && rm d && mv d.real d; done"#;
     let mut cmd = task.repo.command(env!("CARGO_BIN_EXE_wt"), &task.worktree);
     cmd.arg("sandbox").arg("--root").arg(&task.worktree).args(["--", "bash", "-c", flip]);
     let mut flipper = cmd.envs(task.escape_env()).spawn().unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Not a fixed wait: on a loaded machine the command may take long to start.
+    let started = std::time::Instant::now();
+    while !task.worktree.join("flipping").exists() && started.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     let before = task.snapshot();
     let mut allowed = 0;
     for attempt in 0..100 {
