@@ -273,19 +273,22 @@ fn fail(run: &mut Run, task: &Task, failure: String) -> Result<Checked, EngineEr
 fn hand_out(run: &mut Run, task: &Task) -> Result<Option<usize>, EngineError> {
     let repo_lock = run.ws.repo_lock()?;
     let layout = run.ws.layout.clone();
-    let own = Lease { run_id: run.ws.run_id.clone(), phase: task.id.phase, task: task.id.task };
+    let run_id = run.ws.run_id.clone();
     let occupancy = leases::occupancy(&layout);
     let held = run.record(task.id).and_then(|r| r.slot).filter(|&slot| {
-        occupancy.iter().any(|(s, holder)| *s == slot && holder.as_ref().is_some_and(|h| h.lease == own))
+        occupancy.iter().any(|(s, holder)| {
+            *s == slot && holder.as_ref().is_some_and(|h| h.lease.is_for(&run_id, task.id))
+        })
     });
     let free = || occupancy.iter().find(|(_, holder)| holder.is_none()).map(|(slot, _)| *slot);
     let Some(slot) = held.or_else(free) else {
         return Ok(None);
     };
     watch(&run.ws, task, &run.task_worktree(task.id), &repo_lock)?;
-    leases::lease(&layout, slot, &own)
-        .map_err(|source| EngineError::Io { context: format!("leasing worker slot {slot}"), source })?;
     let first = run.task_state(task.id) != TaskState::Dispatched;
+    let dispatch = if first { 1 } else { run.record(task.id).map_or(1, |r| r.dispatches) };
+    leases::lease(&layout, slot, &Lease::hand_out(&run_id, task.id, dispatch))
+        .map_err(|source| EngineError::Io { context: format!("leasing worker slot {slot}"), source })?;
     run.update_task(task.id, |record| {
         record.state = TaskState::Dispatched;
         record.slot = Some(slot);
