@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
@@ -89,6 +89,11 @@ impl Lease {
     pub fn is_for(&self, run_id: &str, task: TaskId) -> bool {
         self.run_id == run_id && self.task_id() == task
     }
+
+    /// Whether its worker is still out.
+    pub fn is_out(&self) -> bool {
+        self.returned.is_none()
+    }
 }
 
 /// A slot's lease and the task record it stands for, when the lease is live.
@@ -131,6 +136,12 @@ pub fn occupancy(layout: &StateLayout) -> Vec<(usize, Option<Holder>)> {
         .collect()
 }
 
+/// The lease of `slot` when `manifest` (its run's) confirms it.
+pub fn confirmed_in(layout: &StateLayout, manifest: &RunManifest, slot: usize) -> Option<Holder> {
+    let lease = read(layout, slot)?;
+    (lease.run_id == manifest.run_id).then(|| confirmed(manifest, slot, lease))?
+}
+
 /// The lease, when the run's manifest agrees: its task is out and holds `slot`.
 fn confirmed(manifest: &RunManifest, slot: usize, lease: Lease) -> Option<Holder> {
     let task = manifest.task(lease.task_id())?;
@@ -139,6 +150,12 @@ fn confirmed(manifest: &RunManifest, slot: usize, lease: Lease) -> Option<Holder
         lease,
         containment: manifest.containment,
     })
+}
+
+/// The worker's last sign of life: the lease file's modification time.
+pub fn last_seen(layout: &StateLayout, slot: usize) -> Option<u64> {
+    let modified = std::fs::metadata(lease_file(layout, slot)).ok()?.modified().ok()?;
+    modified.duration_since(UNIX_EPOCH).ok().map(|d| d.as_secs())
 }
 
 /// Records a sign of life of the worker holding `slot` (the guard saw one of its calls): sets

@@ -12,12 +12,14 @@ mod route;
 mod session;
 mod step;
 mod subagents;
+mod waiting;
 mod workers;
 
 use std::path::{Path, PathBuf};
 
 pub use step::{StepOutcome, StepStatus, step};
 pub use subagents::SubagentInput;
+pub use waiting::Release;
 
 use crate::engine::{EngineError, ErrorKind};
 use crate::guard::{self, Containment, Decision, GuardConfig, HookInput};

@@ -93,17 +93,17 @@ mod tests {
         // The orchestrator dispatched the same worker twice: both are in the worktree.
         started(&event("a2"), dir.path()).unwrap();
         returned(&event("a1"), dir.path()).unwrap();
-        assert!(lease().returned.is_none(), "a2 is still at work");
+        assert!(lease().is_out(), "a2 is still at work");
         returned(&event("zz"), dir.path()).unwrap();
-        assert!(lease().returned.is_none(), "a subagent that never started on it");
+        assert!(lease().is_out(), "a subagent that never started on it");
         returned(&event("a2"), dir.path()).unwrap();
         assert_eq!(lease().returned.map(|r| r.how), Some(ReturnedBy::SubagentStop));
         assert!(lease().started_at.is_some() && lease().agents.is_empty());
 
         started(&event("a2"), dir.path()).unwrap();
-        assert!(lease().returned.is_none(), "a subagent resumed later is out again");
+        assert!(lease().is_out(), "a subagent resumed later is out again");
         let other = SubagentInput { agent_type: Some("Explore".into()), agent_id: Some("a2".into()) };
         returned(&other, dir.path()).unwrap();
-        assert!(lease().returned.is_none(), "another type's return is not the worker's");
+        assert!(lease().is_out(), "another type's return is not the worker's");
     }
 }
