@@ -309,11 +309,10 @@ fn an_orchestrator_asking_before_its_subagents_return_is_told_to_wait() {
         "one wait per dispatch, naming the workers out: {waits:#?}"
     );
     assert!(waits.iter().all(|w| w["dispatch"] == json!([])), "{waits:#?}");
-    let started = |w: &Value| w["waiting"].as_array().unwrap().iter().all(|o| o["started"] == true);
-    assert!(
-        waits.iter().all(started),
-        "the client's SubagentStart reached wt as each was launched: {waits:#?}"
-    );
+    // (The waits may list a worker as not yet started: a background agent's SubagentStart can
+    // come after its launch has returned. That the run got past each wait shows that both the
+    // client's SubagentStart and SubagentStop reached wt: a return counts only from a subagent
+    // that started on the lease.)
     let leases = repo.root.join(".git/spectacular/slots");
     let left: Vec<_> =
         std::fs::read_dir(&leases).map(|d| d.flatten().map(|e| e.file_name()).collect()).unwrap_or_default();

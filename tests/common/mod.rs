@@ -247,11 +247,15 @@ pub fn claude_client() -> PathBuf {
     path
 }
 
-/// Runs `cmd` with `input` on stdin and stdout and stderr captured (how hooks are called).
+/// Runs `cmd` with `input` on stdin and stdout and stderr captured (how hooks are called). A
+/// hook may exit without reading its input, as Claude Code allows.
 pub fn with_stdin(mut cmd: Command, input: &str) -> Output {
     use std::io::Write;
     let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    match child.stdin.take().unwrap().write_all(input.as_bytes()) {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => panic!("writing the hook's input: {err}"),
+        _ => {}
+    }
     child.wait_with_output().unwrap()
 }
 
