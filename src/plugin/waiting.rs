@@ -160,8 +160,8 @@ pub fn message(run_id: &str, workers: &Workers) -> String {
         .collect();
     format!(
         "still out: {}. Nothing was handed out or checked. Wait until those subagents have returned, then \
-         run `{wt} step {run_id} --json` again. A worker that will not return (its Agent call has already \
-         ended, or the session that dispatched it is gone) is released with `{wt} step {run_id} --json \
+         run `{wt} step {run_id} --json` again. A worker that will not return (its subagent has already \
+         reported back to you, or the session that dispatched it is gone) is released with `{wt} step {run_id} --json \
          --release <worker>` (or `--release all`), and its task is then checked as it stands; a worker not \
          seen for {} minutes with no command running is released by the next step",
         out.join("; "),
