@@ -175,12 +175,14 @@ fn wt_step_checks_what_a_subagent_changed_against_the_hand_out() {
     let out = repo.wt(&["step", plan.to_str().unwrap(), "--json"]);
     assert_eq!(out.code(), 0, "{}", out.stderr());
     // The subagent does its work and moves a branch that is not its own.
+    repo.subagent_starts("spectacular:wt-worker-1", "a1");
     let worktree = repo.root.join(".worktrees/a7c005-main");
     std::fs::write(worktree.join("work.txt"), "work\n").unwrap();
     repo.git_in(&worktree, &["add", "work.txt"]);
     repo.git_in(&worktree, &["commit", "--quiet", "-m", "work"]);
     repo.git_in(&worktree, &["update-ref", "refs/heads/feature", "HEAD"]);
     repo.git_in(&repo.root, &["commit", "--quiet", "--allow-empty", "-m", "yours"]);
+    repo.subagent_returns("spectacular:wt-worker-1", "a1");
     let out = repo.wt(&["step", "a7c005", "--json"]);
     assert_eq!(out.code(), 1, "{}", out.stderr());
     let step: serde_json::Value = serde_json::from_str(out.stdout().trim()).unwrap();

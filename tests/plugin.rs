@@ -160,4 +160,17 @@ fn the_hooks_reach_this_wt_even_with_another_wt_first_on_path() {
     let gate =
         hook("gate.sh", Some("task-completed"), &format!(r#"{{"cwd": "{cwd}", "teammate_name": "x"}}"#));
     assert_eq!(gate.status.code(), Some(0));
+    // The other wt's exit 2 on SubagentStop would keep a returning worker from returning.
+    for event in ["subagent-start", "subagent-stop"] {
+        let input = common::subagent_event("SubagentStop", "spectacular:wt-worker-2", "a1", &repo.root);
+        let recorded = hook("subagent.sh", Some(event), &input.to_string());
+        assert_eq!(recorded.status.code(), Some(0), "{event}: {}", String::from_utf8_lossy(&recorded.stderr));
+    }
+    let missing = {
+        let mut cmd = Command::new("/bin/sh");
+        cmd.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("plugin/subagent.sh")).arg("subagent-stop");
+        cmd.env_clear().env("PATH", "/usr/bin:/bin");
+        with_stdin(cmd, r#"{"agent_type": "spectacular:wt-worker-2"}"#)
+    };
+    assert_eq!(missing.status.code(), Some(0), "without spectacular-wt nothing is recorded, nothing blocked");
 }

@@ -1,5 +1,6 @@
 //! `wt step --json` driven by a scripted orchestrator: it dispatches exactly what wt lists,
-//! plays each subagent in the worktree named by the prompt, and calls again until done.
+//! plays each subagent in the worktree named by the prompt (with the SubagentStart and
+//! SubagentStop hooks Claude Code runs around it), and calls again until done.
 
 mod common;
 
@@ -63,6 +64,32 @@ fn play(repo: &TestRepo, dispatch: &Value) {
     }
 }
 
+fn worker(dispatch: &Value) -> &str {
+    dispatch["subagent_type"].as_str().unwrap()
+}
+
+/// Dispatches `item` as the subagent `agent_id`, which does its task and returns.
+fn dispatch_and_return(repo: &TestRepo, item: &Value, agent_id: &str) {
+    repo.subagent_starts(worker(item), agent_id);
+    play(repo, item);
+    repo.subagent_returns(worker(item), agent_id);
+}
+
+/// The workers a `wait` lists.
+fn waiting(outcome: &Value) -> Vec<&str> {
+    outcome["waiting"].as_array().unwrap().iter().map(|w| w["subagent_type"].as_str().unwrap()).collect()
+}
+
+/// The task states `wt status` shows, phase by phase.
+fn task_states(repo: &TestRepo) -> Vec<Vec<String>> {
+    let status: Value = serde_json::from_str(&repo.wt(&["status", "57e900", "--json"]).ok()).unwrap();
+    let phases = status[0]["phases"].as_array().unwrap();
+    let states = |phase: &Value| {
+        phase["tasks"].as_array().unwrap().iter().map(|t| t["state"].as_str().unwrap().to_owned()).collect()
+    };
+    phases.iter().map(states).collect()
+}
+
 #[test]
 fn an_orchestrator_reaches_done_by_dispatching_what_step_lists() {
     let repo = TestRepo::new();
@@ -72,11 +99,9 @@ fn an_orchestrator_reaches_done_by_dispatching_what_step_lists() {
     while outcome["status"] == "dispatch" {
         assert_eq!(code, 0);
         let dispatch = outcome["dispatch"].as_array().unwrap().clone();
-        rounds.push(
-            dispatch.iter().map(|d| d["subagent_type"].as_str().unwrap().to_owned()).collect::<Vec<_>>(),
-        );
-        for item in &dispatch {
-            play(&repo, item);
+        rounds.push(dispatch.iter().map(|d| worker(d).to_owned()).collect::<Vec<_>>());
+        for (n, item) in dispatch.iter().enumerate() {
+            dispatch_and_return(&repo, item, &format!("a{}{n}", rounds.len()));
         }
         (code, outcome) = step(&repo, "57e900");
         assert!(rounds.len() < 10, "no progress: {outcome}");
@@ -102,17 +127,20 @@ fn an_orchestrator_reaches_done_by_dispatching_what_step_lists() {
 }
 
 #[test]
-fn a_step_without_new_work_repeats_the_dispatch_once_then_fails_the_task() {
+fn a_subagent_that_returns_without_work_gets_the_task_once_more_then_it_fails() {
     let repo = TestRepo::new();
     let plan = repo.plan("plan.toml", PLAN);
     let (_, first) = step(&repo, plan.to_str().unwrap());
     assert_eq!(first["phase"]["number"], 1);
     assert_eq!(first["phase"]["strategy"], "sequential");
+    repo.subagent_starts(worker(&first["dispatch"][0]), "a1");
+    repo.subagent_returns(worker(&first["dispatch"][0]), "a1");
     let (_, again) = step(&repo, "57e900");
-    assert_eq!(again["dispatch"], first["dispatch"], "the same dispatch, nothing handed out twice");
-    let status: Value = serde_json::from_str(&repo.wt(&["status", "57e900", "--json"]).ok()).unwrap();
-    assert_eq!(status[0]["status"], "dispatched");
-    assert_eq!(status[0]["phases"][0]["tasks"][0]["state"], "dispatched");
+    assert_eq!(again["status"], "dispatch", "{again}");
+    assert_eq!(again["dispatch"], first["dispatch"], "the same task, to the same worker");
+    assert_eq!(task_states(&repo)[0], ["dispatched"]);
+    repo.subagent_starts(worker(&again["dispatch"][0]), "a2");
+    repo.subagent_returns(worker(&again["dispatch"][0]), "a2");
     let (code, failed) = step(&repo, "57e900");
     assert_eq!((code, failed["status"].as_str()), (1, Some("failed")), "{failed}");
     let message = failed["message"].as_str().unwrap();
@@ -121,26 +149,173 @@ fn a_step_without_new_work_repeats_the_dispatch_once_then_fails_the_task() {
 
     let (_, retry) = step(&repo, "57e900");
     assert_eq!(retry["status"], "dispatch", "after a failure the task is handed out again");
-    play(&repo, &retry["dispatch"][0]);
+    dispatch_and_return(&repo, &retry["dispatch"][0], "a3");
     let (_, next) = step(&repo, "57e900");
     assert_eq!(next["phase"]["number"], 2, "{next}");
 }
 
 #[test]
-fn a_parallel_phase_hands_out_only_what_is_not_yet_done() {
+fn asking_again_while_a_worker_is_out_answers_wait_and_neither_hands_out_nor_checks() {
     let repo = TestRepo::new();
     let plan = repo.plan("plan.toml", PLAN);
     let (_, first) = step(&repo, plan.to_str().unwrap());
-    play(&repo, &first["dispatch"][0]);
+    let item = &first["dispatch"][0];
+    let (code, before_start) = step(&repo, "57e900");
+    assert_eq!((code, before_start["status"].as_str()), (0, Some("wait")), "{before_start}");
+    assert_eq!(before_start["waiting"][0]["started"], false, "dispatched, no subagent started yet");
+
+    repo.subagent_starts(worker(item), "a1");
+    play(&repo, item);
+    let (code, out) = step(&repo, "57e900");
+    assert_eq!((code, out["status"].as_str()), (0, Some("wait")), "{out}");
+    assert_eq!(out["dispatch"], serde_json::json!([]), "nothing handed out");
+    assert_eq!(out["phase"]["number"], 1);
+    let entry = &out["waiting"][0];
+    assert_eq!(entry["subagent_type"], "spectacular:wt-worker-1");
+    assert_eq!(entry["task"], "1.1");
+    assert_eq!(entry["started"], true);
+    assert!(entry["dispatched_at"].as_u64().unwrap() <= entry["last_activity"].as_u64().unwrap(), "{entry}");
+    let message = out["message"].as_str().unwrap();
+    assert!(message.contains("spectacular:wt-worker-1 (task 1.1"), "{message}");
+    assert!(message.contains("wt step 57e900 --json --release <worker>"), "{message}");
+    assert!(repo.subjects("main", "57e900-task-1-1-schema").is_empty(), "the task was not judged: {message}");
+    assert_eq!(task_states(&repo)[0], ["dispatched"]);
+
+    // A subagent of another type returning (the session's own Explore, say) changes nothing.
+    repo.subagent_returns("general-purpose", "a1");
+    repo.subagent_returns("spectacular:wt-worker-2", "a1");
+    assert_eq!(step(&repo, "57e900").1["status"], "wait");
+
+    repo.subagent_returns(worker(item), "a1");
+    let (_, next) = step(&repo, "57e900");
+    assert_eq!(next["status"], "dispatch", "{next}");
+    assert_eq!(next["phase"]["number"], 2);
+    assert_eq!(repo.subjects("main", "57e900-task-1-1-schema"), ["[Task 1.1] schema"]);
+}
+
+#[test]
+fn a_parallel_phase_is_checked_once_every_worker_is_back() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", PLAN);
+    let (_, first) = step(&repo, plan.to_str().unwrap());
+    dispatch_and_return(&repo, &first["dispatch"][0], "a1");
     let (_, parallel) = step(&repo, "57e900");
     let items = parallel["dispatch"].as_array().unwrap();
-    assert_eq!(items.len(), 2);
-    assert_ne!(worktree_of(&items[0]), worktree_of(&items[1]), "each parallel task has its own worktree");
-    play(&repo, &items[0]);
-    let (_, rest) = step(&repo, "57e900");
-    assert_eq!(rest["dispatch"].as_array().unwrap().len(), 1, "{rest}");
-    assert_eq!(rest["dispatch"][0]["prompt"], items[1]["prompt"]);
-    assert_eq!(rest["dispatch"][0]["subagent_type"], items[1]["subagent_type"], "it keeps its worker slot");
+    for (item, id) in items.iter().zip(["b1", "b2"]) {
+        repo.subagent_starts(worker(item), id);
+    }
+    dispatch_and_return(&repo, &items[0], "b1");
+    let (_, out) = step(&repo, "57e900");
+    assert_eq!(out["status"], "wait", "{out}");
+    assert_eq!(waiting(&out), [worker(&items[1])]);
+    assert_eq!(task_states(&repo)[1], ["dispatched", "dispatched"], "not even the returned one is checked");
+
+    play(&repo, &items[1]);
+    repo.subagent_returns(worker(&items[1]), "b2");
+    let (_, next) = step(&repo, "57e900");
+    assert_eq!(next["phase"]["number"], 3, "{next}");
+    assert_eq!(task_states(&repo)[1], ["verified", "verified"]);
+}
+
+#[test]
+fn a_return_from_an_earlier_hand_out_of_the_worker_does_not_end_the_new_one() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", PLAN);
+    let (_, first) = step(&repo, plan.to_str().unwrap());
+    let slot = worker(&first["dispatch"][0]).to_owned();
+    repo.subagent_starts(&slot, "old");
+    // The orchestrator gives it up for dead; its task, still without work, goes out again.
+    let out = repo.wt(&["step", "57e900", "--json", "--release", &slot]);
+    let again: Value = serde_json::from_str(&out.ok()).unwrap();
+    assert_eq!(again["released"][0]["subagent_type"], slot.as_str(), "{again}");
+    assert_eq!(again["released"][0]["how"], "released");
+    assert_eq!(again["status"], "dispatch");
+    assert_eq!(worker(&again["dispatch"][0]), slot, "the same worker slot, a new hand-out");
+    repo.subagent_starts(&slot, "new");
+
+    repo.subagent_returns(&slot, "old");
+    let (_, out) = step(&repo, "57e900");
+    assert_eq!(out["status"], "wait", "the late return of the old subagent is not the new one's: {out}");
+    assert_eq!(task_states(&repo)[0], ["dispatched"]);
+
+    play(&repo, &again["dispatch"][0]);
+    repo.subagent_returns(&slot, "new");
+    let (_, next) = step(&repo, "57e900");
+    assert_eq!(next["phase"]["number"], 2, "{next}");
+}
+
+#[test]
+fn a_worker_that_will_not_return_is_released_and_its_task_checked_as_it_stands() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", PLAN);
+    let (_, first) = step(&repo, plan.to_str().unwrap());
+    let item = &first["dispatch"][0];
+    repo.subagent_starts(worker(item), "a1");
+    play(&repo, item);
+    // The session that dispatched it ended: no SubagentStop will come.
+    let bad = repo.wt(&["step", "57e900", "--json", "--release", "worker-1"]);
+    assert_eq!(bad.code(), 2, "{}", bad.stderr());
+    assert!(bad.stderr().contains("spectacular:wt-worker-<k>"), "{}", bad.stderr());
+
+    let out = repo.wt(&["step", "57e900", "--json", "--release", "all"]);
+    let next: Value = serde_json::from_str(&out.ok()).unwrap();
+    assert_eq!(next["released"][0]["subagent_type"], "spectacular:wt-worker-1", "{next}");
+    assert_eq!(next["status"], "dispatch");
+    assert_eq!(next["phase"]["number"], 2);
+    assert_eq!(repo.subjects("main", "57e900-task-1-1-schema"), ["[Task 1.1] schema"]);
+    assert_eq!(
+        repo.wt(&["step", "57e900", "--json", "--release", "all"]).code(),
+        0,
+        "nothing left to release"
+    );
+}
+
+#[test]
+fn a_worker_not_seen_for_an_hour_is_released_by_the_next_step() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", PLAN);
+    let (_, first) = step(&repo, plan.to_str().unwrap());
+    dispatch_and_return(&repo, &first["dispatch"][0], "a1");
+    let (_, parallel) = step(&repo, "57e900");
+    let items = parallel["dispatch"].as_array().unwrap();
+    for (item, id) in items.iter().zip(["b1", "b2"]) {
+        repo.subagent_starts(worker(item), id);
+    }
+    let lease = |item: &Value| {
+        let name = worker(item).trim_start_matches("spectacular:");
+        repo.root.join(format!(".git/spectacular/slots/{name}.json"))
+    };
+    let hours_ago = |hours: u64| std::time::SystemTime::now() - std::time::Duration::from_secs(hours * 3600);
+    for item in items {
+        let file = std::fs::OpenOptions::new().write(true).open(lease(item)).unwrap();
+        file.set_modified(hours_ago(2)).unwrap();
+    }
+    // The second worker is still at work: the guard sees its calls.
+    let worktree = worktree_of(&items[1]);
+    let write = serde_json::json!({"file_path": worktree.join("cli.rs"), "content": "x"});
+    assert_eq!(worker_call_as(worker(&items[1]), &worktree, "Write", write).0, "allow");
+
+    let (_, out) = step(&repo, "57e900");
+    assert_eq!(out["status"], "wait", "{out}");
+    assert_eq!(out["released"][0]["subagent_type"], worker(&items[0]));
+    assert_eq!(out["released"][0]["how"], "silent");
+    assert_eq!(waiting(&out), [worker(&items[1])]);
+    let seen = out["waiting"][0]["last_activity"].as_u64().unwrap();
+    assert!(seen >= out["waiting"][0]["dispatched_at"].as_u64().unwrap(), "its call counts: {out}");
+}
+
+#[test]
+fn the_subagent_hooks_ignore_what_is_not_theirs_and_never_block() {
+    let repo = TestRepo::new();
+    for input in [
+        serde_json::json!({}),
+        serde_json::json!({"hook_event_name": "SubagentStop", "agent_type": "spectacular:wt-worker-1"}),
+        common::subagent_event("SubagentStop", "spectacular:wt-worker-1", "a1", &repo.scratch),
+        common::subagent_event("SubagentStart", "general-purpose", "a1", &repo.root),
+    ] {
+        assert_eq!(repo.subagent_hook(&input), 0, "{input}");
+    }
+    assert!(!repo.root.join(".git/spectacular/slots").exists(), "nothing was written");
 }
 
 #[test]
@@ -148,7 +323,7 @@ fn a_failed_verify_is_reported_with_the_task_and_its_worktree() {
     let repo = TestRepo::new();
     let plan = repo.plan("plan.toml", &PLAN.replace("test -f schema.sql", "test -f missing.sql"));
     let (_, first) = step(&repo, plan.to_str().unwrap());
-    play(&repo, &first["dispatch"][0]);
+    dispatch_and_return(&repo, &first["dispatch"][0], "a1");
     let (code, failed) = step(&repo, "57e900");
     assert_eq!(code, 1);
     let message = failed["message"].as_str().unwrap();
@@ -165,9 +340,14 @@ fn a_failed_verify_is_reported_with_the_task_and_its_worktree() {
 
 /// `wt guard` on a call of the worker holding slot 1, in `worktree`: (decision, updatedInput).
 fn worker_call(worktree: &std::path::Path, tool: &str, input: Value) -> (String, Value) {
+    worker_call_as("spectacular:wt-worker-1", worktree, tool, input)
+}
+
+/// `wt guard` on a call of the worker `agent_type`, in `worktree`: (decision, updatedInput).
+fn worker_call_as(agent_type: &str, worktree: &std::path::Path, tool: &str, input: Value) -> (String, Value) {
     let hook = serde_json::json!({
         "cwd": worktree, "hook_event_name": "PreToolUse", "tool_name": tool,
-        "agent_type": "spectacular:wt-worker-1", "tool_input": input,
+        "agent_type": agent_type, "tool_input": input,
     });
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_wt"));
     cmd.arg("guard");

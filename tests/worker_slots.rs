@@ -65,3 +65,32 @@ fn when_every_worker_is_out_wt_step_says_who_holds_them_and_hands_nothing_out() 
         "the run goes on once a worker is free"
     );
 }
+
+#[test]
+fn each_run_waits_only_for_its_own_workers_and_releases_only_them() {
+    let repo = TestRepo::new();
+    let a = workers(&repo, &plan(&repo, "a11111", 2));
+    let b = workers(&repo, &plan(&repo, "b22222", 1));
+    assert_eq!(b, ["spectacular:wt-worker-3"]);
+    for (worker, id) in a.iter().chain(&b).zip(["a1", "a2", "b1"]) {
+        repo.subagent_starts(worker, id);
+    }
+    repo.subagent_returns(&b[0], "b1");
+    let step = |run: &str, release: &[&str]| -> Value {
+        let out = repo.wt(&[&["step", run, "--json"], release].concat());
+        serde_json::from_str(&out.ok()).unwrap()
+    };
+    let waiting = |outcome: &Value| -> Vec<String> {
+        let out = outcome["waiting"].as_array().cloned().unwrap_or_default();
+        out.iter().map(|w| w["subagent_type"].as_str().unwrap().to_owned()).collect()
+    };
+
+    let a_out = step("a11111", &[]);
+    assert_eq!(a_out["status"], "wait");
+    assert_eq!(waiting(&a_out), a, "only its own workers");
+    // b's worker came back with nothing done: b's step takes it back and hands it out again.
+    let b_next = step("b22222", &["--release", "all"]);
+    assert_eq!(b_next["status"], "dispatch", "{b_next}");
+    assert!(b_next.get("released").is_none(), "its worker had returned: {b_next}");
+    assert_eq!(waiting(&step("a11111", &[])), a, "b's release left a's workers out");
+}

@@ -75,7 +75,8 @@ enum Command {
     Doctor(doctor_cmd::DoctorArgs),
     /// Check that run worktrees are ignored by git; --fix adds the rule.
     CheckIgnore(check_ignore_cmd::CheckIgnoreArgs),
-    /// Claude Code plugin hooks: session-start, teammate-idle, task-completed (reads hook JSON).
+    /// Claude Code plugin hooks: session-start, subagent-start, subagent-stop, teammate-idle,
+    /// task-completed (reads hook JSON).
     #[command(hide = true)]
     Hook(hook_cmd::HookArgs),
     /// Run a command that may write only in a task's worktree (and its git, temporary and cache

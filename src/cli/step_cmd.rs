@@ -7,7 +7,7 @@ use super::{CliError, exit};
 use crate::engine::{Agents, Overrides, RunRequest, load_run};
 use crate::git::Repo;
 use crate::plan;
-use crate::plugin::{self, StepOutcome, StepStatus};
+use crate::plugin::{self, Release, StepOutcome, StepStatus};
 use crate::ui::SilentSink;
 
 #[derive(Args)]
@@ -23,6 +23,19 @@ pub struct StepArgs {
     /// Print the step as one JSON object (the orchestrator's interface).
     #[arg(long)]
     json: bool,
+    /// Give up waiting for a worker of this run that will not return (its subagent ended
+    /// without returning, or the session that dispatched it is gone): `spectacular:wt-worker-<k>`
+    /// as `wait` lists it, or `all`. Its task is then checked as it stands. Repeatable.
+    #[arg(long, value_name = "WORKER", value_parser = release_arg)]
+    release: Vec<Release>,
+}
+
+fn release_arg(text: &str) -> Result<Release, String> {
+    Release::parse(text).ok_or_else(|| {
+        format!(
+            "`{text}` is no wt worker: name one as `wt step` lists it (spectacular:wt-worker-<k>), or `all`"
+        )
+    })
 }
 
 pub fn run(args: StepArgs, cwd: &Path) -> Result<u8, CliError> {
@@ -38,7 +51,7 @@ pub fn run(args: StepArgs, cwd: &Path) -> Result<u8, CliError> {
         force_plan: args.force_plan,
         agents: Agents::Dispatched,
     };
-    let outcome = plugin::step(request, &SilentSink)?;
+    let outcome = plugin::step(request, &args.release, &SilentSink)?;
     if args.json {
         let text =
             serde_json::to_string(&outcome).map_err(|err| CliError::new(exit::INTERNAL, err.to_string()))?;
@@ -48,7 +61,7 @@ pub fn run(args: StepArgs, cwd: &Path) -> Result<u8, CliError> {
     }
     Ok(match outcome.status {
         StepStatus::Failed => exit::RUN_FAILED,
-        StepStatus::Dispatch | StepStatus::Done => exit::OK,
+        StepStatus::Dispatch | StepStatus::Wait | StepStatus::Done => exit::OK,
     })
 }
 
@@ -70,11 +83,20 @@ fn resolve_plan(target: &str, cwd: &Path) -> Result<PathBuf, CliError> {
 }
 
 fn print(outcome: &StepOutcome) {
+    for worker in &outcome.released {
+        println!("released {} (task {}): it will not return", worker.subagent_type, worker.task);
+    }
     match outcome.status {
         StepStatus::Dispatch => {
             println!("run {}: dispatch {} subagent(s)", outcome.run_id, outcome.dispatch.len());
             for item in &outcome.dispatch {
                 println!("  {}  {}", item.subagent_type, item.description);
+            }
+        }
+        StepStatus::Wait => {
+            println!("run {}: wait for {} subagent(s)", outcome.run_id, outcome.waiting.len());
+            for worker in &outcome.waiting {
+                println!("  {}  {}", worker.subagent_type, worker.description);
             }
         }
         StepStatus::Done => {

@@ -36,7 +36,7 @@ pub use event::{Event, EventSink, StackEntry};
 pub use phases::{Driven, PhaseDriver, PhaseEnd, RunOutcome, drive};
 pub use placement::{has_work, place_in_main, place_in_own_worktree};
 pub use prepare::prepare;
-pub use run::{Run, load_run};
+pub use run::{Run, load_run, lock_run};
 pub use submit::{SubmitRequest, SubmittedBranch, submit};
 pub use task::{TaskOutcome, finish_task, recorded_watch, take_back, watch};
 pub use workspace::WORKTREES_DIR;

@@ -2,7 +2,8 @@
 //! (`agents/wt-worker-<k>.md`) and their leases, `wt step` (the phase loop driven by an
 //! orchestrating session's subagents: hand-out, checks, release), and one entry per hook event —
 //! PreToolUse (a worker routed to its task's worktree and guarded; the orchestrator's own
-//! `wt step` approved), SessionStart, and the TeammateIdle / TaskCompleted gates.
+//! `wt step` approved, and each worker call a sign of life on its lease), SubagentStart and
+//! SubagentStop (a worker out and back), SessionStart, and the TeammateIdle / TaskCompleted gates.
 
 mod gate;
 mod leases;
@@ -10,11 +11,15 @@ mod orchestrator;
 mod route;
 mod session;
 mod step;
+mod subagents;
+mod waiting;
 mod workers;
 
 use std::path::{Path, PathBuf};
 
 pub use step::{StepOutcome, StepStatus, step};
+pub use subagents::SubagentInput;
+pub use waiting::Release;
 
 use crate::engine::{EngineError, ErrorKind};
 use crate::guard::{self, Containment, Decision, GuardConfig, HookInput};
@@ -63,6 +68,9 @@ pub fn pre_tool_use(
         return Ok(if approve_orchestrator { orchestrator::approve(input) } else { Decision::None });
     };
     let running = route::objects_of(&assignment).is_some_and(|objects| commands_running(&objects));
+    if let (Some(agent_type), Some(common)) = (&input.agent_type, &common) {
+        subagents::seen(agent_type, common);
+    }
     let rules: Option<PathBuf> = rules
         .map(Path::to_owned)
         .or(assignment.rules)
@@ -88,6 +96,16 @@ pub fn pre_tool_use(
 /// SessionStart: the context the session starts with.
 pub fn session_start(dir: &Path) -> String {
     session::context(dir)
+}
+
+/// SubagentStart: a wt worker's subagent is out on its slot's lease (other subagents: nothing).
+pub fn subagent_start(input: &SubagentInput, dir: &Path) -> Result<(), String> {
+    subagents::started(input, dir).map_err(|err| format!("wt could not record the worker's start: {err}"))
+}
+
+/// SubagentStop: a wt worker's subagent returned (other subagents: nothing).
+pub fn subagent_stop(input: &SubagentInput, dir: &Path) -> Result<(), String> {
+    subagents::returned(input, dir).map_err(|err| format!("wt could not record the worker's return: {err}"))
 }
 
 /// TeammateIdle and TaskCompleted: why the worker named in the hook input is not done yet

@@ -55,6 +55,8 @@ mod tests {
             "wt step c0e0e0 --json 2>&1",
             "wt status --json",
             "spectacular-wt step c0e0e0 --json",
+            "spectacular-wt step c0e0e0 --json --release spectacular:wt-worker-2",
+            "spectacular-wt step c0e0e0 --json --release all",
         ] {
             assert!(matches!(approve(&input(command, None)), Decision::Allow(_)), "{command}");
         }

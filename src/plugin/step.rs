@@ -2,28 +2,34 @@
 //! `/spectacular:execute` command) that dispatches the agents itself. It drives the engine's
 //! phase loop: each call checks what the subagents of the previous call left (commit, verify),
 //! the loop stacks a finished parallel phase, and the call hands out the next task(s) — or says
-//! the run is done or failed. A task handed out is recorded as dispatched first, so a call never
-//! hands out a task that is already out; a call that finds no new work in a dispatched task hands
-//! it out again once, then fails it.
+//! the run is done or failed.
 //!
 //! Each task out holds one of the plugin's worker slots (`spectacular:wt-worker-<k>`, leased in
 //! [`super::leases`]): the subagent type the orchestrator dispatches, and how the guard finds the
 //! worker's worktree. A task keeps its slot until it is checked; a run that fails lets go of all.
+//!
+//! No task is handed out twice, and none is judged before its worker is back: while a worker of
+//! the run is out (dispatched, its subagent not returned), a call checks and hands out nothing and
+//! answers `wait` (see [`super::waiting`], which also releases workers that will not return). Only
+//! then does the run go on, before anything else touches its worktrees: a task whose subagent
+//! returned with no new work is handed out again once, then fails.
 
 use serde::Serialize;
 
 use super::StepError;
 use super::leases::{self, Lease};
+use super::waiting::{self, OutWorker, Release, ReleasedWorker, Workers};
 use super::workers::{WORKER_SLOTS, worker_type};
 use crate::agent::render_prompt;
 use crate::engine::{
     Agents, Driven, EngineError, EventSink, PhaseDriver, PhaseEnd, Run, RunRequest, StackEntry, TaskOutcome,
-    drive, finish_task, has_work, place_in_main, place_in_own_worktree, prepare, recorded_watch, take_back,
-    watch,
+    drive, finish_task, has_work, lock_run, place_in_main, place_in_own_worktree, prepare, recorded_watch,
+    take_back, watch,
 };
+use crate::git::Repo;
 use crate::plan::{Phase, Strategy, Task, TaskId};
 use crate::process::own_name;
-use crate::store::TaskState;
+use crate::store::{RunManifest, StateLayout, TaskState};
 
 /// A task whose subagent may return with nothing done this many times before it fails.
 const MAX_DISPATCHES: u32 = 2;
@@ -32,6 +38,8 @@ const MAX_DISPATCHES: u32 = 2;
 #[serde(rename_all = "lowercase")]
 pub enum StepStatus {
     Dispatch,
+    /// Workers of the run are still out: nothing was handed out or checked.
+    Wait,
     Done,
     Failed,
 }
@@ -59,9 +67,80 @@ pub struct StepOutcome {
     pub message: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stack: Vec<StackEntry>,
+    /// With `wait`: the workers still out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub waiting: Vec<OutWorker>,
+    /// Workers this call gave up for (`--release`, or silent too long); their tasks were checked.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub released: Vec<ReleasedWorker>,
 }
 
-pub fn step(request: RunRequest, sink: &dyn EventSink) -> Result<StepOutcome, StepError> {
+/// One `wt step`: first the run's workers out (releasing those `releases` names), then, when none
+/// is out, the phase loop.
+pub fn step(
+    request: RunRequest,
+    releases: &[Release],
+    sink: &dyn EventSink,
+) -> Result<StepOutcome, StepError> {
+    let released = match workers_out(&request, releases)? {
+        Settled::Wait(outcome) => return Ok(outcome),
+        Settled::Free(released) => released,
+    };
+    let mut outcome = advance(request, sink)?;
+    outcome.released = released;
+    Ok(outcome)
+}
+
+enum Settled {
+    /// Workers are out: the answer.
+    Wait(StepOutcome),
+    /// None is out; these were given up for.
+    Free(Vec<ReleasedWorker>),
+}
+
+/// Before the run is prepared (which may mend its worktrees): the workers still out, under the
+/// run's lock.
+fn workers_out(request: &RunRequest, releases: &[Release]) -> Result<Settled, StepError> {
+    let repo = Repo::discover(&request.cwd).map_err(EngineError::from)?;
+    let layout = StateLayout::new(repo.common_dir());
+    let run_id = &request.plan.run_id;
+    let manifest_path = layout.manifest(run_id);
+    if !manifest_path.exists() {
+        return Ok(Settled::Free(Vec::new()));
+    }
+    let _run_lock = lock_run(&layout, run_id)?;
+    let manifest = RunManifest::load(&manifest_path).map_err(EngineError::from)?;
+    let workers = waiting::settle(&layout, &manifest, releases).map_err(leases_unread)?;
+    if workers.out.is_empty() {
+        return Ok(Settled::Free(workers.released));
+    }
+    Ok(Settled::Wait(wait(&manifest, workers)))
+}
+
+fn leases_unread(source: std::io::Error) -> EngineError {
+    EngineError::Io { context: "reading and releasing the run's worker leases".into(), source }
+}
+
+fn wait(manifest: &RunManifest, workers: Workers) -> StepOutcome {
+    let phase = waiting::phase_of(manifest, &workers.out).map(|(number, name, strategy)| PhaseInfo {
+        number,
+        name,
+        strategy,
+    });
+    StepOutcome {
+        run_id: manifest.run_id.clone(),
+        status: StepStatus::Wait,
+        phase,
+        dispatch: Vec::new(),
+        message: waiting::message(&manifest.run_id, &workers),
+        stack: Vec::new(),
+        waiting: workers.out,
+        released: workers.released,
+    }
+}
+
+/// The phase loop, as far as it goes without agents.
+fn advance(request: RunRequest, sink: &dyn EventSink) -> Result<StepOutcome, StepError> {
     let mut run = prepare(RunRequest { agents: Agents::Dispatched, ..request }, sink)?;
     let mut driver = Subagents { failed_phase: None };
     let outcome = match drive(&mut run, &mut driver)? {
@@ -86,6 +165,8 @@ pub fn step(request: RunRequest, sink: &dyn EventSink) -> Result<StepOutcome, St
                 own_name()
             ),
             stack: Vec::new(),
+            waiting: Vec::new(),
+            released: Vec::new(),
             run_id,
         });
     }
@@ -99,6 +180,8 @@ pub fn step(request: RunRequest, sink: &dyn EventSink) -> Result<StepOutcome, St
             outcome.main_worktree.display()
         ),
         stack: outcome.stack,
+        waiting: Vec::new(),
+        released: Vec::new(),
         run_id,
     })
 }
@@ -118,6 +201,11 @@ impl PhaseDriver for Subagents {
         phase: &Phase,
         below: &str,
     ) -> Result<PhaseEnd<StepOutcome>, StepError> {
+        // A subagent started since `workers_out` looked: its task is not judged now either.
+        let workers = waiting::settle(&run.ws.layout, &run.manifest, &[]).map_err(leases_unread)?;
+        if !workers.out.is_empty() {
+            return Ok(PhaseEnd::Paused(wait(&run.manifest, workers)));
+        }
         let end = match phase.strategy {
             Strategy::Sequential => sequential(run, phase, below)?,
             Strategy::Parallel => parallel(run, phase, below)?,
@@ -273,19 +361,22 @@ fn fail(run: &mut Run, task: &Task, failure: String) -> Result<Checked, EngineEr
 fn hand_out(run: &mut Run, task: &Task) -> Result<Option<usize>, EngineError> {
     let repo_lock = run.ws.repo_lock()?;
     let layout = run.ws.layout.clone();
-    let own = Lease { run_id: run.ws.run_id.clone(), phase: task.id.phase, task: task.id.task };
+    let run_id = run.ws.run_id.clone();
     let occupancy = leases::occupancy(&layout);
     let held = run.record(task.id).and_then(|r| r.slot).filter(|&slot| {
-        occupancy.iter().any(|(s, holder)| *s == slot && holder.as_ref().is_some_and(|h| h.lease == own))
+        occupancy.iter().any(|(s, holder)| {
+            *s == slot && holder.as_ref().is_some_and(|h| h.lease.is_for(&run_id, task.id))
+        })
     });
     let free = || occupancy.iter().find(|(_, holder)| holder.is_none()).map(|(slot, _)| *slot);
     let Some(slot) = held.or_else(free) else {
         return Ok(None);
     };
     watch(&run.ws, task, &run.task_worktree(task.id), &repo_lock)?;
-    leases::lease(&layout, slot, &own)
-        .map_err(|source| EngineError::Io { context: format!("leasing worker slot {slot}"), source })?;
     let first = run.task_state(task.id) != TaskState::Dispatched;
+    let dispatch = if first { 1 } else { run.record(task.id).map_or(1, |r| r.dispatches) };
+    leases::lease(&layout, slot, &Lease::hand_out(&run_id, task.id, dispatch))
+        .map_err(|source| EngineError::Io { context: format!("leasing worker slot {slot}"), source })?;
     run.update_task(task.id, |record| {
         record.state = TaskState::Dispatched;
         record.slot = Some(slot);
@@ -328,6 +419,8 @@ fn dispatch(run: &Run, phase: &Phase, tasks: &[(&Task, usize)]) -> StepOutcome {
         dispatch,
         message,
         stack: Vec::new(),
+        waiting: Vec::new(),
+        released: Vec::new(),
     }
 }
 

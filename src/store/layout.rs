@@ -22,6 +22,11 @@ impl StateLayout {
         self.root.join("slots")
     }
 
+    /// Held for each read-modify-write of a lease (never around git or an agent).
+    pub fn slots_lock(&self) -> PathBuf {
+        self.root.join("slots.lock")
+    }
+
     /// State of the team worktrees `wt create` made (`team::`): one record per name.
     pub fn team_dir(&self) -> PathBuf {
         self.root.join("team")

@@ -247,10 +247,69 @@ pub fn claude_client() -> PathBuf {
     path
 }
 
-/// Runs `cmd` with `input` on stdin and stdout and stderr captured (how hooks are called).
+/// Runs `cmd` with `input` on stdin and stdout and stderr captured (how hooks are called). A
+/// hook may exit without reading its input, as Claude Code allows.
 pub fn with_stdin(mut cmd: Command, input: &str) -> Output {
     use std::io::Write;
     let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    match child.stdin.take().unwrap().write_all(input.as_bytes()) {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => panic!("writing the hook's input: {err}"),
+        _ => {}
+    }
     child.wait_with_output().unwrap()
+}
+
+/// Claude Code's SubagentStart or SubagentStop hook input for the subagent `agent_id` of type
+/// `agent_type`, shaped like the ones the real client sends (`-p`, a plain subagent).
+pub fn subagent_event(event: &str, agent_type: &str, agent_id: &str, cwd: &Path) -> Value {
+    let mut input = serde_json::json!({
+        "session_id": "43a5f5be-3b56-4649-b465-686026ae2eee",
+        "transcript_path": "/nonexistent/43a5f5be-3b56-4649-b465-686026ae2eee.jsonl",
+        "cwd": cwd,
+        "prompt_id": "3bfb79c4-678a-489a-afad-c32967461e8a",
+        "agent_id": agent_id,
+        "agent_type": agent_type,
+        "hook_event_name": event,
+    });
+    if event == "SubagentStop" {
+        let stop = serde_json::json!({
+            "permission_mode": "default",
+            "effort": {"level": "medium"},
+            "stop_hook_active": false,
+            "agent_transcript_path": format!("/nonexistent/subagents/agent-{agent_id}.jsonl"),
+            "last_assistant_message": "agent done",
+            "background_tasks": [],
+            "session_crons": [],
+        });
+        input.as_object_mut().unwrap().extend(stop.as_object().unwrap().clone());
+    }
+    input
+}
+
+impl TestRepo {
+    /// Runs `wt hook <subagent-start|subagent-stop>` as the plugin's hook does, with `input`;
+    /// returns its exit code.
+    pub fn subagent_hook(&self, input: &Value) -> i32 {
+        let event = match input["hook_event_name"].as_str() {
+            Some("SubagentStart") => "subagent-start",
+            _ => "subagent-stop",
+        };
+        let mut cmd = self.command(env!("CARGO_BIN_EXE_wt"), &self.root);
+        cmd.args(["hook", event]);
+        let out = with_stdin(cmd, &input.to_string());
+        assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+        out.status.code().unwrap_or(-1)
+    }
+
+    /// A wt worker's subagent `agent_id` of type `agent_type` starts (SubagentStart).
+    pub fn subagent_starts(&self, agent_type: &str, agent_id: &str) {
+        let input = subagent_event("SubagentStart", agent_type, agent_id, &self.root);
+        assert_eq!(self.subagent_hook(&input), 0);
+    }
+
+    /// ... and returns (SubagentStop).
+    pub fn subagent_returns(&self, agent_type: &str, agent_id: &str) {
+        let input = subagent_event("SubagentStop", agent_type, agent_id, &self.root);
+        assert_eq!(self.subagent_hook(&input), 0);
+    }
 }
