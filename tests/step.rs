@@ -370,12 +370,16 @@ fn a_worker_cannot_write_files_while_a_command_it_started_still_runs() {
     assert_eq!(write("schema.sql"), "allow");
     // The worker's Bash call, as the guard rewrites it (inside `wt sandbox`), left running in
     // the background as Claude Code's run_in_background does.
-    let (decision, updated) = worker_call(&worktree, "Bash", serde_json::json!({"command": "sleep 30"}));
+    let (decision, updated) =
+        worker_call(&worktree, "Bash", serde_json::json!({"command": "touch started && sleep 30"}));
     assert_eq!(decision, "allow");
     let wrapped = updated["command"].as_str().unwrap();
     let mut background = repo.command("bash", &worktree);
     let mut background = background.args(["-c", wrapped]).spawn().unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    let begun = std::time::Instant::now();
+    while !worktree.join("started").exists() && begun.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     let during = write("schema.sql");
     std::process::Command::new("kill").args(["-TERM", &background.id().to_string()]).status().unwrap();
     background.wait().unwrap();
