@@ -731,3 +731,21 @@ fn variables_that_point_at_daemons_outside_are_not_passed_on() {
     }
     assert!(out.lines().any(|line| line == "KEPT=yes"), "{out}");
 }
+
+#[test]
+fn caches_false_keeps_the_package_caches_read_only() {
+    // The red team's K11: a task that can write cargo's registry or npm's cache can leave code
+    // there that a later build of yours runs.
+    let task = Task::new();
+    std::fs::create_dir_all(task.repo.home.join(".npm")).unwrap();
+    let script = r#"touch "$HOME/.npm/planted""#;
+    let by_default = task.run(&[], &["bash", "-c", script], &[]);
+    assert_eq!(by_default.code(), 0, "the cache is writable by default: {}", by_default.stderr());
+    std::fs::remove_file(task.repo.home.join(".npm/planted")).unwrap();
+    let rules = task.write_rules("[sandbox]\ncaches = false\n");
+    let before = task.snapshot();
+    let refused = task.run(&["--rules", rules.to_str().unwrap()], &["bash", "-c", script], &[]);
+    assert_eq!(refused.code(), 1, "{}", refused.stderr());
+    assert!(refused.stderr().contains(DENIED), "{}", refused.stderr());
+    assert_eq!(task.outside_changes(&before), Vec::<String>::new());
+}

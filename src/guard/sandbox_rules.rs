@@ -16,6 +16,10 @@ pub struct SandboxConfig {
     /// is against the repository root (the main checkout).
     #[serde(default)]
     pub allow_write: Vec<String>,
+    /// `false`: the usual package caches (cargo, npm, pip, Go) are not writable, so a task cannot
+    /// leave code there that your later builds run; list the ones a build needs in
+    /// `allow_write`. Default: writable.
+    pub caches: Option<bool>,
     /// `deny`: no TCP connections or listening sockets (Landlock ABI 4 and newer). Default: allow.
     pub network: Option<Network>,
     /// `deny` (the default): no new Unix socket (`socket(AF_UNIX, …)`), so a command cannot ask a
@@ -42,9 +46,15 @@ impl SandboxConfig {
     pub fn merge(mut self, other: SandboxConfig) -> SandboxConfig {
         self.required = other.required.or(self.required);
         self.allow_write.extend(other.allow_write);
+        self.caches = other.caches.or(self.caches);
         self.network = other.network.or(self.network);
         self.unix_sockets = other.unix_sockets.or(self.unix_sockets);
         self
+    }
+
+    /// Whether the usual package caches are writable (the default).
+    pub fn grants_caches(&self) -> bool {
+        self.caches.unwrap_or(true)
     }
 
     /// Whether commands may not open TCP connections.
@@ -129,6 +139,7 @@ mod tests {
             SandboxConfig {
                 required: Some(false),
                 allow_write: vec!["~/.m2".into()],
+                caches: Some(false),
                 network: Some(Network::Deny),
                 unix_sockets: Some(UnixSockets::Allow),
             },

@@ -127,7 +127,9 @@ impl Policy {
         for path in inherited_output_files() {
             builder.write(&path, "the file the command's output already goes to");
         }
-        builder.write_all(caches::cache_folders(env));
+        if request.config.grants_caches() {
+            builder.write_all(caches::cache_folders(env));
+        }
         for path in request.config.allow_write_paths(worktree.repo_root(), env.home().as_deref()) {
             builder.write(&path, "[sandbox] allow_write in guard.toml");
         }
