@@ -85,6 +85,9 @@ pub fn run(args: SandboxArgs, cwd: &Path) -> Result<u8, CliError> {
 /// The objects the command made go into the repository (wt checks each is what its name says);
 /// a failure is said, the command's exit code stands.
 fn take_objects_in(worktree: &TaskWorktree, objects: &Path) {
+    if !crate::git::holds_anything(objects) {
+        return;
+    }
     let imported = crate::git::Repo::discover(worktree.root()).and_then(|repo| repo.import_objects(objects));
     match imported {
         Ok(imported) if imported.mislabeled.is_empty() => {}

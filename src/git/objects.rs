@@ -21,7 +21,7 @@ impl Repo {
     /// the folder. A folder that does not exist holds nothing.
     pub fn import_objects(&self, folder: &Path) -> Result<Imported, GitError> {
         let mut imported = Imported::default();
-        if !folder.is_dir() {
+        if !holds_anything(folder) {
             return Ok(imported);
         }
         let source = git2::Odb::new()?;
@@ -42,6 +42,12 @@ impl Repo {
         clear(folder).map_err(|source| GitError::Io { path: folder.to_owned(), source })?;
         Ok(imported)
     }
+}
+
+/// Whether `folder` exists and holds anything (git makes its subfolders only when it writes an
+/// object there): most commands make no object, and then there is no repository to open.
+pub fn holds_anything(folder: &Path) -> bool {
+    std::fs::read_dir(folder).is_ok_and(|mut entries| entries.next().is_some())
 }
 
 /// Removes what `folder` holds, keeping the folder itself (the next command of the task writes

@@ -111,7 +111,17 @@ fn kill_what_is_left() {
     let me = unsafe { libc::getpid() };
     for _ in 0..KILL_ROUNDS {
         // SAFETY: waitpid writes only to `status` and does not block with WNOHANG.
-        while unsafe { libc::waitpid(-1, &mut 0, libc::WNOHANG) } > 0 {}
+        let reaped = loop {
+            let reaped = unsafe { libc::waitpid(-1, &mut 0, libc::WNOHANG) };
+            if reaped <= 0 {
+                break reaped;
+            }
+        };
+        // No child at all (the usual end): as a subreaper wt would have inherited any process
+        // left below it, so there is nothing to look for in /proc.
+        if reaped < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ECHILD) {
+            return;
+        }
         let left = children_of(me);
         if left.is_empty() {
             return;
