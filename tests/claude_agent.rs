@@ -106,6 +106,23 @@ fn wt_run_with_claude_keeps_every_worker_in_its_worktree_and_commits_its_honest_
         std::fs::read_to_string(transcript).unwrap().contains("\"type\":\"result\""),
         "the transcript is kept"
     );
+    // Each task ran as its generated agent (`claude -p --agent wt-c1a0de-task-P-T`): the agent's
+    // body, naming its task and worktree, is the system prompt the model received.
+    let systems: Vec<String> =
+        server.requests.lock().unwrap().iter().map(|r| r["system"].to_string()).collect();
+    for (task, worktree) in [("1.1", "c1a0de-main"), ("2.1", "c1a0de-task-2-1"), ("2.2", "c1a0de-task-2-2")] {
+        let intro = format!("You are the agent of task {task} ");
+        assert!(
+            systems.iter().any(|system| system.contains(&intro) && system.contains(worktree)),
+            "no request ran as task {task}'s agent: {systems:#?}"
+        );
+    }
+    let main = repo.root.join(".worktrees/c1a0de-main");
+    assert!(
+        main.join(".claude/agents/wt-c1a0de-task-1-1.md").is_file(),
+        "the definition lives in the worktree"
+    );
+    assert!(repo.git_in(&main, &["status", "--porcelain"]).is_empty(), "and git ignores it");
 }
 
 #[test]

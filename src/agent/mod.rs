@@ -10,6 +10,7 @@
 //! Runs driven by an orchestrator (`wt step`) have no backend: the agents are its subagents.
 
 mod claude;
+pub mod definition;
 mod prompt;
 mod rules;
 mod shell;

@@ -69,7 +69,7 @@ pub use paths::Worktree;
 pub use rules::GuardConfig;
 pub use sandbox_rules::{Network, SandboxConfig};
 pub use verdict::Verdict;
-pub use wrap::TaskFolders;
+pub use wrap::{TaskFolders, quote};
 
 /// The tools whose calls the guard decides (the matcher of every PreToolUse hook wt registers).
 pub const GUARDED_TOOLS: &str = "Edit|Write|MultiEdit|NotebookEdit|Bash";
