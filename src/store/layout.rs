@@ -37,6 +37,11 @@ impl StateLayout {
         self.team_dir().join(format!("{name}.toml"))
     }
 
+    /// Held by `wt poll` while it watches the branch `branch` (the TeammateIdle gate looks).
+    pub fn team_poll_lock(&self, branch: &str) -> PathBuf {
+        self.team_dir().join("polls").join(format!("{branch}.lock"))
+    }
+
     pub fn runs_dir(&self) -> PathBuf {
         self.root.join("runs")
     }
