@@ -308,6 +308,20 @@ fn a_poll_that_sees_nothing_exits_7_after_its_timeout() {
     assert!(unknown.stderr().contains("no wt worktree named nope"), "{}", unknown.stderr());
 }
 
+#[test]
+fn a_runs_worktree_and_branch_are_polled_like_a_team_worktree() {
+    let repo = TestRepo::new();
+    let plan = "[run]\nid = \"7ea300\"\n[[phase]]\n[[phase.task]]\nname = \"one\"\nrun = \"echo 1 > one\"\n";
+    repo.wt(&["run", repo.plan("plan.toml", plan).to_str().unwrap()]).ok();
+    for name in ["7ea300-main", "7ea300-task-1-1-one"] {
+        let out = repo.wt(&["poll", name, "--json", "--interval", "1", "--timeout", "0.02"]);
+        assert_eq!(out.code(), 7, "{}", out.stderr());
+        assert_eq!(out.events()[0]["branch"], "7ea300-task-1-1-one");
+        assert!(out.stderr().contains("watching 7ea300-task-1-1-one (base main)"), "{}", out.stderr());
+        assert!(out.stderr().contains("no forge wt can read"), "no remote here: {}", out.stderr());
+    }
+}
+
 /// A captured payload (tests/fixtures/hooks) as the teammate of team worktree `name` in `repo`
 /// would send it: the capture's folder and teammate name `worker1` replaced.
 fn payload(file: &str, repo: &TestRepo, name: &str) -> Value {
