@@ -11,8 +11,8 @@ mod worktree;
 
 pub use diff::diff;
 pub use exclude::{WORKTREES_DIR, WT_EXCLUDES, ensure_excluded, is_ignored};
-pub use refs::{SYMBOLIC, put_back_ref};
 pub use objects::holds_anything;
+pub use refs::{SYMBOLIC, put_back_ref};
 pub use repo::Repo;
 pub use workdir::{
     abort_rebase, commit_all, current_branch, detach, head_commit, nested_repositories, open_worktree,
