@@ -92,7 +92,10 @@ fn say(who: &str, request: &PollRequest, progress: Progress, heartbeat: &mut Ins
                 minutes(request.timeout)
             );
             if snapshot.number.is_none() {
-                eprintln!("{who}: {} has no change request yet: only its base is watched", watched.branch);
+                eprintln!(
+                    "{who}: {} has no change request yet: its base is watched, and its change request once opened",
+                    watched.branch
+                );
             }
         }
         Progress::NoForge { remote } => eprintln!(
