@@ -7,6 +7,7 @@ pub(crate) mod digest;
 pub(crate) mod doctor;
 pub(crate) mod engine;
 pub(crate) mod error_kind;
+pub(crate) mod forge;
 pub(crate) mod git;
 pub mod guard;
 pub(crate) mod plan;

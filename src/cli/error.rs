@@ -11,6 +11,7 @@ use crate::plan::PlanError;
 use crate::plugin::StepError;
 use crate::store::ManifestError;
 use crate::team::TeamError;
+use crate::team::poll::PollError;
 
 /// Exit codes, documented in the README.
 pub mod exit {
@@ -28,6 +29,8 @@ pub mod exit {
     pub const INTERNAL: u8 = 5;
     /// Refused to remove something that holds work (`--force` overrides); nothing was removed.
     pub const REFUSED: u8 = 6;
+    /// `wt poll` waited its `--timeout` and nothing happened; poll again to keep watching.
+    pub const POLL_TIMEOUT: u8 = 7;
 }
 
 pub fn exit_code(kind: ErrorKind) -> u8 {
@@ -87,6 +90,12 @@ impl From<StepError> for CliError {
 
 impl From<TeamError> for CliError {
     fn from(err: TeamError) -> Self {
+        CliError::explained(err.to_string(), err.explain())
+    }
+}
+
+impl From<PollError> for CliError {
+    fn from(err: PollError) -> Self {
         CliError::explained(err.to_string(), err.explain())
     }
 }

@@ -11,6 +11,7 @@ mod hook_cmd;
 mod info_cmd;
 mod list_cmd;
 mod plan_cmd;
+mod poll_cmd;
 mod resume_cmd;
 mod run_cmd;
 mod sandbox_cmd;
@@ -69,6 +70,9 @@ enum Command {
     Info(info_cmd::InfoArgs),
     /// Show what a wt worktree's branch changes since its base (from their merge base).
     Diff(diff_cmd::DiffArgs),
+    /// Wait for the next event of a worktree's change request or base (CI, reviews, a merge) and
+    /// print it; exit 7 when none came within --timeout. A worker runs it in the background.
+    Poll(poll_cmd::PollArgs),
     /// PreToolUse hook: keep an agent inside its worktree (reads the hook JSON on stdin).
     Guard(guard_cmd::GuardArgs),
     /// Say what is missing on this machine and in this repository, with the command that fixes it.
@@ -105,6 +109,7 @@ pub fn main() -> ExitCode {
         Command::Info(args) => info_cmd::run(args, &cwd),
         Command::Diff(args) => diff_cmd::run(args, &cwd),
         Command::Submit(args) => submit_cmd::run(args, &cwd),
+        Command::Poll(args) => poll_cmd::run(args, &cwd),
         Command::Guard(args) => Ok(guard_cmd::run(args)),
         Command::Hook(args) => Ok(hook_cmd::run(args, &cwd)),
         Command::CheckIgnore(args) => check_ignore_cmd::run(args, &cwd),

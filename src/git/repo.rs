@@ -38,6 +38,17 @@ impl Repo {
         Ok(Repository::open(&self.root)?)
     }
 
+    /// A value of the repository's git configuration (with the user's and the system's, as git
+    /// reads them); None when it is not set.
+    pub fn config_value(&self, key: &str) -> Result<Option<String>, GitError> {
+        let config = self.open()?.config()?;
+        match config.get_string(key) {
+            Ok(value) => Ok(Some(value)),
+            Err(err) if err.code() == git2::ErrorCode::NotFound => Ok(None),
+            Err(err) => Err(err.into()),
+        }
+    }
+
     /// The branch checked out in the main working tree, or None when it is detached.
     pub fn main_branch(&self) -> Result<Option<String>, GitError> {
         let repo = self.open()?;

@@ -74,10 +74,13 @@ pub fn decide(
             _ => file_write(tool, path, &cwd, &wt),
         },
         "Bash" => match call.command {
-            Some(command) => {
-                let verdict = check_bash(command, &cwd, &wt, target.branch.as_deref());
-                bash_decision(verdict, input, target, &wt, containment)
-            }
+            Some(command) => match super::background::refusal(&input.tool_input, command) {
+                Some(refusal) => Decision::Deny(refusal),
+                None => {
+                    let verdict = check_bash(command, &cwd, &wt, target.branch.as_deref());
+                    bash_decision(verdict, input, target, &wt, containment)
+                }
+            },
             None => Decision::Deny("the Bash call has no command".into()),
         },
         _ => Decision::None,

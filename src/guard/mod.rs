@@ -6,6 +6,7 @@
 //! --root`, `--detect`, or the plugin's worker leases).
 //!
 //! The Bash policy is layered, each file using only those below it:
+//! - `background` (a call that must run in the background: `wt poll`), checked before
 //! - `bash` (the entry, `check_bash`, and the dispatch of each command to its rule), over
 //! - the walk: `flow` (lists, pipelines, compound commands) and `simple` (one simple command),
 //! - the rules: `prefixes`, `builtins`, `shells`, `vcs` → `git_rules`, `forge`, `commands` →
@@ -19,6 +20,7 @@
 
 mod arg;
 mod awk;
+mod background;
 mod bash;
 mod braces;
 mod builtins;

@@ -109,8 +109,17 @@ pub fn subagent_stop(input: &SubagentInput, dir: &Path) -> Result<(), String> {
 }
 
 /// TeammateIdle and TaskCompleted: why the worker named in the hook input is not done yet
-/// (`Ok(None)`: it may stop, or it is no wt worker).
+/// (`Ok(None)`: it may stop, or it is no wt worker). A teammate named `wt-<name>` is gated by
+/// its team worktree, by the event the input names (`hook_event_name`).
 pub fn completion_gate(input: &serde_json::Value, dir: &Path) -> Result<Option<String>, String> {
+    if let Some(name) = gate::team_name(input) {
+        let refusal = match input.get("hook_event_name").and_then(|event| event.as_str()) {
+            Some("TeammateIdle") => gate::team_idle_refusal(dir, &name),
+            Some("TaskCompleted") => gate::team_task_refusal(dir, &name, input),
+            _ => Ok(None),
+        };
+        return refusal.map_err(|err| format!("wt could not check the team worktree {name}: {err}"));
+    }
     let Some(name) = gate::worker_name(input) else { return Ok(None) };
     gate::refusal(dir, &name).map_err(|err| format!("wt could not check {name}: {err}"))
 }

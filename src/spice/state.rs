@@ -49,3 +49,35 @@ pub fn recorded_bases(repo: &Repo, branches: &[&str]) -> Result<Option<Vec<Optio
     }
     Ok(Some(bases))
 }
+
+/// The remote git-spice pulls from and opens change requests on: the repository record's
+/// `remote` (a name, or `{upstream, push}`), or `remotes.upstream` in fork mode (git-spice
+/// v0.31.2 `state/repo.go`); None before git-spice was given one, or in a layout not known here.
+pub fn upstream_remote(repo: &Repo) -> Result<Option<String>, GitError> {
+    #[derive(Deserialize)]
+    struct Remotes {
+        #[serde(default)]
+        upstream: String,
+    }
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Remote {
+        Name(String),
+        Pair(Remotes),
+    }
+    #[derive(Deserialize)]
+    struct RepoInfo {
+        remote: Option<Remote>,
+        remotes: Option<Remotes>,
+    }
+    let Some(files) = repo.read_files_at(STATE_REF, &["repo".to_owned()])? else { return Ok(None) };
+    let Some(Some(bytes)) = files.into_iter().next() else { return Ok(None) };
+    let Ok(info) = serde_json::from_slice::<RepoInfo>(&bytes) else { return Ok(None) };
+    let upstream = match (info.remotes, info.remote) {
+        (Some(remotes), _) => remotes.upstream,
+        (None, Some(Remote::Name(name))) => name,
+        (None, Some(Remote::Pair(remotes))) => remotes.upstream,
+        (None, None) => String::new(),
+    };
+    Ok(Some(upstream).filter(|name| !name.is_empty()))
+}

@@ -37,6 +37,17 @@ impl StateLayout {
         self.team_dir().join(format!("{name}.toml"))
     }
 
+    /// Held by `wt poll` while it watches the branch `branch` (the TeammateIdle gate looks).
+    pub fn team_poll_lock(&self, branch: &str) -> PathBuf {
+        self.team_dir().join("polls").join(format!("{branch}.lock"))
+    }
+
+    /// The output of the last verify the TaskCompleted gate ran for the team worktree `name`
+    /// (`<name>.log`), and the commit it last passed on (`<name>.passed`).
+    pub fn team_verify_dir(&self) -> PathBuf {
+        self.team_dir().join("verify")
+    }
+
     pub fn runs_dir(&self) -> PathBuf {
         self.root.join("runs")
     }

@@ -43,6 +43,27 @@ impl FileLock {
         }
     }
 
+    /// As [`FileLock::try_acquire`], through a read-only descriptor of an existing file (flock
+    /// needs no write access): for a holder that may not write there, such as a command inside
+    /// `wt sandbox`. The holder's pid is not recorded.
+    pub fn try_acquire_read_only(path: &Path) -> Result<FileLock, LockError> {
+        let io = |source| LockError::Io { path: path.to_owned(), source };
+        let file = OpenOptions::new().read(true).open(path).map_err(io)?;
+        match file.try_lock() {
+            Ok(()) => Ok(FileLock { file }),
+            Err(TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = (&file).read_to_string(&mut holder);
+                let holder = Some(holder.trim().to_owned()).filter(|h| !h.is_empty());
+                Err(LockError::Held {
+                    path: path.to_owned(),
+                    holder: holder.unwrap_or_else(|| "unknown".into()),
+                })
+            }
+            Err(TryLockError::Error(source)) => Err(io(source)),
+        }
+    }
+
     /// Whether some process holds the lock at `path` now.
     pub fn is_held(path: &Path) -> bool {
         let Ok(file) = OpenOptions::new().read(true).write(true).open(path) else {
@@ -92,5 +113,19 @@ mod tests {
         drop(held);
         assert!(!FileLock::is_held(&path));
         FileLock::try_acquire(&path).unwrap();
+    }
+
+    #[test]
+    fn a_read_only_holder_excludes_the_others_and_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("poll.lock");
+        assert!(FileLock::try_acquire_read_only(&path).is_err(), "it does not create the file");
+        std::fs::write(&path, "").unwrap();
+        let held = FileLock::try_acquire_read_only(&path).unwrap();
+        assert!(FileLock::is_held(&path));
+        assert!(matches!(FileLock::try_acquire(&path), Err(LockError::Held { .. })));
+        assert!(matches!(FileLock::try_acquire_read_only(&path), Err(LockError::Held { .. })));
+        drop(held);
+        assert!(!FileLock::is_held(&path));
     }
 }

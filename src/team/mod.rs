@@ -11,7 +11,8 @@
 //! - [`view`]: that graph joined with git's worktrees, for every wt worktree (teams' and runs');
 //! - [`upstack`]: moving a branch onto another base and restacking what sits on it, each branch
 //!   in its own worktree;
-//! - [`agent_file`]: the generated agent definition, shared with runs' generated agents.
+//! - [`agent_file`]: the generated agent definition, shared with runs' generated agents;
+//! - [`poll`]: `wt poll`, waiting for the next event of a branch's change request or base.
 //!
 //! Invariants:
 //! - git-spice's state is the only graph: a base, a dependent or a change request is read from
@@ -31,6 +32,7 @@ mod diff;
 mod error;
 mod graph;
 pub mod name;
+pub mod poll;
 mod record;
 mod remove;
 pub mod upstack;
