@@ -8,8 +8,7 @@ use super::run::{load_run, lock_run};
 use super::workspace::main_worktree_path;
 use crate::git::Repo;
 use crate::plan::TaskId;
-use crate::process::ProcessError;
-use crate::spice::{Spice, SpiceError, SubmitOptions};
+use crate::spice::{Spice, SpiceError, SubmitOptions, SubmitRefusal};
 use crate::store::{FileLock, RunState, StateLayout};
 
 pub struct SubmitRequest {
@@ -57,21 +56,11 @@ pub fn submit(repo: &Repo, request: &SubmitRequest) -> Result<Vec<SubmittedBranc
         .collect())
 }
 
-/// git-spice exits 1 for every error, so the two a user can act on are told apart by the
-/// wording of its message (checked against git-spice v0.31.2).
+/// The two failures of a stack submit a user can act on (`SpiceError::submit_refusal`).
 fn explain_submit_error(err: SpiceError) -> EngineError {
-    let stderr = match &err {
-        SpiceError::Command(ProcessError::Failed { stderr, .. }) => stderr.to_lowercase(),
-        _ => String::new(),
-    };
-    if stderr.contains("unsupported git remote") || stderr.contains("could not guess repository") {
-        EngineError::UnsupportedRemote { detail: err.to_string() }
-    } else if stderr.contains("not logged in")
-        || stderr.contains("auth login")
-        || stderr.contains("authenticat")
-    {
-        EngineError::NotLoggedIn { detail: err.to_string() }
-    } else {
-        err.into()
+    match err.submit_refusal() {
+        Some(SubmitRefusal::UnsupportedRemote) => EngineError::UnsupportedRemote { detail: err.to_string() },
+        Some(SubmitRefusal::NotLoggedIn) => EngineError::NotLoggedIn { detail: err.to_string() },
+        _ => err.into(),
     }
 }

@@ -5,6 +5,7 @@ mod diff;
 mod exclude;
 mod objects;
 mod refs;
+mod remote;
 mod repo;
 mod workdir;
 mod worktree;
@@ -13,10 +14,11 @@ pub use diff::diff;
 pub use exclude::{WORKTREES_DIR, WT_EXCLUDES, ensure_excluded, is_ignored};
 pub use objects::holds_anything;
 pub use refs::{SYMBOLIC, put_back_ref};
+pub use remote::{Lease, Pushed, delete_branch, fetch_branch, move_branch, push_branch, remote_branch};
 pub use repo::Repo;
 pub use workdir::{
-    abort_rebase, commit_all, current_branch, detach, head_commit, nested_repositories, open_worktree,
-    rebase_in_progress, status_paths, switch, worktree_admin_dir,
+    abort_rebase, commit_all, conflicted_paths, current_branch, detach, head_commit, nested_repositories,
+    open_worktree, rebase_in_progress, rebasing_branch, status_paths, switch, worktree_admin_dir,
 };
 pub use worktree::{
     WorktreeEntry, add_detached, add_on_new_branch, list_worktrees, remove_incomplete_worktree_records,

@@ -94,6 +94,36 @@ impl Repo {
         Ok(a == d || repo.graph_descendant_of(d, a)?)
     }
 
+    /// The commit the full reference `name` (`refs/remotes/origin/main`) points at; None when it
+    /// does not exist.
+    pub fn reference_commit(&self, name: &str) -> Result<Option<String>, GitError> {
+        match self.open()?.find_reference(name) {
+            Ok(found) => Ok(Some(found.peel_to_commit()?.id().to_string())),
+            Err(err) if err.code() == git2::ErrorCode::NotFound => Ok(None),
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    /// Whether `descendant` contains `ancestor`, false when either commit is not here (a commit
+    /// someone else pushed and nobody fetched).
+    pub fn contains_commit(&self, descendant: &str, ancestor: &str) -> Result<bool, GitError> {
+        let repo = self.open()?;
+        let present = |sha: &str| git2::Oid::from_str(sha).is_ok_and(|oid| repo.find_commit(oid).is_ok());
+        if !present(descendant) || !present(ancestor) {
+            return Ok(false);
+        }
+        self.is_ancestor(ancestor, descendant)
+    }
+
+    /// Whether a remote named `name` is configured.
+    pub fn has_remote(&self, name: &str) -> Result<bool, GitError> {
+        match self.open()?.find_remote(name) {
+            Ok(_) => Ok(true),
+            Err(err) if err.code() == git2::ErrorCode::NotFound => Ok(false),
+            Err(err) => Err(err.into()),
+        }
+    }
+
     pub fn reference_exists(&self, name: &str) -> Result<bool, GitError> {
         match self.open()?.find_reference(name) {
             Ok(_) => Ok(true),

@@ -90,6 +90,31 @@ pub fn rebase_in_progress(dir: &Path) -> Result<bool, GitError> {
     ))
 }
 
+/// The branch a rebase under way in `dir` is rebasing: git keeps HEAD detached until it ends,
+/// but the branch is still that worktree's (git refuses to check it out elsewhere meanwhile).
+pub fn rebasing_branch(dir: &Path) -> Option<String> {
+    let repo = git2::Repository::open(dir).ok()?;
+    ["rebase-merge", "rebase-apply"].iter().find_map(|state| {
+        let head = std::fs::read_to_string(repo.path().join(state).join("head-name")).ok()?;
+        head.trim().strip_prefix("refs/heads/").map(str::to_owned)
+    })
+}
+
+/// The paths with unresolved conflicts in `dir`'s index (what `git diff --name-only
+/// --diff-filter=U` lists), sorted.
+pub fn conflicted_paths(dir: &Path) -> Result<Vec<String>, GitError> {
+    let repo = open_worktree(dir)?;
+    let mut paths = std::collections::BTreeSet::new();
+    for conflict in repo.index()?.conflicts()? {
+        let conflict = conflict?;
+        let entry = conflict.our.or(conflict.their).or(conflict.ancestor);
+        if let Some(entry) = entry {
+            paths.insert(String::from_utf8_lossy(&entry.path).into_owned());
+        }
+    }
+    Ok(paths.into_iter().collect())
+}
+
 /// `git rebase --abort`: back to the branch as it was before the rebase; no commit is lost.
 pub fn abort_rebase(dir: &Path) -> Result<(), GitError> {
     git(dir).args(["rebase", "--abort"]).read()?;

@@ -43,6 +43,54 @@ pub struct SubmitOptions {
     pub publish: bool,
 }
 
+/// How `branch submit` treats one branch's change request.
+#[derive(Debug, Clone, Copy)]
+pub struct BranchSubmit {
+    /// Open a new change request as a draft (`--draft`); without it an existing one keeps its
+    /// draft state (git-spice changes it only when the flag is given).
+    pub draft: bool,
+    /// Only update an existing change request, never open one (`--update-only`).
+    pub update_only: bool,
+}
+
+/// Why git-spice refused a submit, for the failures a user can act on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubmitRefusal {
+    /// The remote is no forge git-spice knows.
+    UnsupportedRemote,
+    /// git-spice has no login for the forge.
+    NotLoggedIn,
+    /// The branch's base moved: it needs a restack first.
+    NeedsRestack,
+    /// The push's lease failed: the remote branch is not what git-spice expected.
+    PushRejected,
+    /// The base branch is not on the remote yet.
+    BaseNotSubmitted,
+}
+
+impl SpiceError {
+    /// Which refusal a failed submit was. git-spice exits 1 for every error, so they are told
+    /// apart by the wording of its message (checked against git-spice v0.31.2).
+    pub fn submit_refusal(&self) -> Option<SubmitRefusal> {
+        let SpiceError::Command(ProcessError::Failed { stderr, .. }) = self else { return None };
+        let stderr = stderr.to_lowercase();
+        let has = |words: &[&str]| words.iter().any(|w| stderr.contains(w));
+        if has(&["unsupported git remote", "could not guess repository"]) {
+            Some(SubmitRefusal::UnsupportedRemote)
+        } else if has(&["not logged in", "auth login", "authenticat"]) {
+            Some(SubmitRefusal::NotLoggedIn)
+        } else if has(&["refusing to submit outdated branch", "needs to be restacked"]) {
+            Some(SubmitRefusal::NeedsRestack)
+        } else if has(&["base branch has not been submitted", "does not exist in the remote"]) {
+            Some(SubmitRefusal::BaseNotSubmitted)
+        } else if has(&["push failed", "updated by someone else", "stale info"]) {
+            Some(SubmitRefusal::PushRejected)
+        } else {
+            None
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Spice {
     bin: PathBuf,
@@ -157,6 +205,30 @@ impl Spice {
             cmd = cmd.arg("--no-publish");
         }
         cmd.read()?;
+        Ok(())
+    }
+
+    /// `branch submit --branch <branch> --fill --no-web --nav-comment=false`, run in `dir`:
+    /// pushes that branch only (git-spice leases on its remote-tracking ref) and opens or
+    /// updates its change request, based on the branch's base (an update retargets it).
+    pub fn branch_submit(&self, dir: &Path, branch: &str, options: BranchSubmit) -> Result<(), SpiceError> {
+        let mut cmd = self.cmd(dir).args(["branch", "submit", "--branch", branch, "--fill", "--no-web"]);
+        cmd = cmd.arg("--nav-comment=false");
+        if options.draft {
+            cmd = cmd.arg("--draft");
+        }
+        if options.update_only {
+            cmd = cmd.arg("--update-only");
+        }
+        cmd.read()?;
+        Ok(())
+    }
+
+    /// `rebase continue --no-edit`: finishes a rebase git-spice stopped on a conflict (once the
+    /// conflict is resolved and staged) and runs what git-spice had left to do after it (a move's
+    /// new base, the restacks above).
+    pub fn rebase_continue(&self, dir: &Path) -> Result<(), SpiceError> {
+        self.cmd(dir).args(["rebase", "continue", "--no-edit"]).read()?;
         Ok(())
     }
 

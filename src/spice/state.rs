@@ -50,34 +50,54 @@ pub fn recorded_bases(repo: &Repo, branches: &[&str]) -> Result<Option<Vec<Optio
     Ok(Some(bases))
 }
 
-/// The remote git-spice pulls from and opens change requests on: the repository record's
-/// `remote` (a name, or `{upstream, push}`), or `remotes.upstream` in fork mode (git-spice
-/// v0.31.2 `state/repo.go`); None before git-spice was given one, or in a layout not known here.
-pub fn upstream_remote(repo: &Repo) -> Result<Option<String>, GitError> {
-    #[derive(Deserialize)]
-    struct Remotes {
-        #[serde(default)]
-        upstream: String,
+/// git-spice's `repo` record names its remotes as `remote` (a name, or `{upstream, push}`) or, in
+/// fork mode, `remotes` (git-spice v0.31.2 `state/repo.go`).
+#[derive(Deserialize)]
+struct RepoInfo {
+    remote: Option<RemoteField>,
+    remotes: Option<RemotePair>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RemoteField {
+    Name(String),
+    Pair(RemotePair),
+}
+
+#[derive(Deserialize)]
+struct RemotePair {
+    #[serde(default)]
+    upstream: String,
+    #[serde(default)]
+    push: String,
+}
+
+/// The remotes git-spice recorded as (upstream, push); None before git-spice was given one, or in
+/// a layout not known here.
+fn recorded_remotes(repo: &Repo) -> Result<Option<(String, String)>, GitError> {
+    let paths = ["version".to_owned(), "repo".to_owned()];
+    let Some(files) = repo.read_files_at(STATE_REF, &paths)? else { return Ok(None) };
+    let layout = files[0].as_deref().map(|v| String::from_utf8_lossy(v).trim().to_owned());
+    if layout.as_deref() != Some(KNOWN_LAYOUT) {
+        return Ok(None);
     }
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Remote {
-        Name(String),
-        Pair(Remotes),
-    }
-    #[derive(Deserialize)]
-    struct RepoInfo {
-        remote: Option<Remote>,
-        remotes: Option<Remotes>,
-    }
-    let Some(files) = repo.read_files_at(STATE_REF, &["repo".to_owned()])? else { return Ok(None) };
-    let Some(Some(bytes)) = files.into_iter().next() else { return Ok(None) };
-    let Ok(info) = serde_json::from_slice::<RepoInfo>(&bytes) else { return Ok(None) };
-    let upstream = match (info.remotes, info.remote) {
-        (Some(remotes), _) => remotes.upstream,
-        (None, Some(Remote::Name(name))) => name,
-        (None, Some(Remote::Pair(remotes))) => remotes.upstream,
-        (None, None) => String::new(),
+    let Some(Ok(info)) = files[1].as_deref().map(serde_json::from_slice::<RepoInfo>) else {
+        return Ok(None);
     };
-    Ok(Some(upstream).filter(|name| !name.is_empty()))
+    Ok(match (info.remotes, info.remote) {
+        (Some(pair), _) | (None, Some(RemoteField::Pair(pair))) => Some((pair.upstream, pair.push)),
+        (None, Some(RemoteField::Name(name))) => Some((name.clone(), name)),
+        (None, None) => None,
+    })
+}
+
+/// The remote git-spice pulls from and opens change requests on.
+pub fn upstream_remote(repo: &Repo) -> Result<Option<String>, GitError> {
+    Ok(recorded_remotes(repo)?.map(|(upstream, _)| upstream).filter(|name| !name.is_empty()))
+}
+
+/// The remote git-spice pushes branches to (in fork mode, the fork).
+pub fn push_remote(repo: &Repo) -> Result<Option<String>, GitError> {
+    Ok(recorded_remotes(repo)?.map(|(_, push)| push).filter(|name| !name.is_empty()))
 }
