@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use super::review_error::ReviewError;
 use super::upstack::Blocker;
 use crate::error_kind::ErrorKind;
 use crate::git::GitError;
@@ -47,6 +48,9 @@ pub enum TeamError {
     Blocked { doing: String, blockers: Vec<Blocker> },
     #[error("moving {branch} onto {onto} stopped on a conflict, and was put back as it was: {detail}")]
     Conflict { branch: String, onto: String, worktree: Option<PathBuf>, detail: String },
+    /// `wt push`, `pr`, `rebase` and `sync` (`review_error.rs`).
+    #[error(transparent)]
+    Review(#[from] ReviewError),
 }
 
 fn describe_base(existing: &Option<String>) -> String {
@@ -71,6 +75,7 @@ impl TeamError {
         use ErrorKind::*;
         let wt = crate::process::own_name();
         match self {
+            TeamError::Review(err) => err.explain(),
             TeamError::Git(GitError::NotARepository { .. }) => {
                 (Environment, Some("run wt inside a git repository, or pass -C <repo>".into()))
             }

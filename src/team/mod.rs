@@ -35,6 +35,7 @@ pub mod name;
 pub mod poll;
 mod record;
 mod remove;
+mod review_error;
 pub mod upstack;
 pub mod view;
 

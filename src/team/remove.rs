@@ -56,9 +56,15 @@ impl Removed {
 }
 
 pub fn remove(team: &TeamRepo, request: &RemoveRequest) -> Result<Removed, TeamError> {
+    name::check(&request.name)?;
+    let _lock = team.lock()?;
+    remove_locked(team, request)
+}
+
+/// [`remove`], for a caller that holds the repo lock already (`wt sync`).
+pub(super) fn remove_locked(team: &TeamRepo, request: &RemoveRequest) -> Result<Removed, TeamError> {
     let name = request.name.as_str();
     name::check(name)?;
-    let _lock = team.lock()?;
     let path = team.worktree_path(name);
     let registered = team.worktree_at(&path)?;
     match &registered {

@@ -3,10 +3,13 @@
 //! in another worktree (and still exits 0), and refuses to check out one that is — or, for a
 //! branch checked out nowhere, in a temporary worktree (`.worktrees/.wt-move-…`) made for the
 //! move. The main checkout is never used: a branch checked out there blocks the move (see
-//! [`blockers`]). Callers hold the repo lock.
+//! [`blockers`]). A conflict is aborted, leaving the branch as it was, unless the caller asks for
+//! it to be left in the branch's own worktree ([`OnConflict::Leave`]; `wt rebase`), where the
+//! user or the agent resolves it. Callers hold the repo lock.
 
 use std::path::{Path, PathBuf};
 
+use super::review_error::ReviewError;
 use super::{Graph, TeamError, TeamRepo};
 use crate::git::{self, WORKTREES_DIR};
 use crate::spice::SpiceError;
@@ -19,6 +22,16 @@ pub struct Blocker {
     pub fix: String,
 }
 
+/// What a rebase that stops on a conflict leaves behind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnConflict {
+    /// Abort it: the branch is as it was, and [`TeamError::Conflict`] says how to do it by hand.
+    Abort,
+    /// Leave it under way in the branch's worktree ([`ReviewError::ConflictLeft`]); a branch
+    /// checked out nowhere is rebased in a temporary worktree, where it is aborted all the same.
+    Leave,
+}
+
 /// Where a branch is checked out.
 enum Place {
     Worktree(PathBuf),
@@ -28,7 +41,11 @@ enum Place {
 
 fn place(team: &TeamRepo, branch: &str) -> Result<Place, TeamError> {
     let root = team.repo().root();
-    let entry = git::list_worktrees(root)?.into_iter().find(|w| w.branch.as_deref() == Some(branch));
+    // A worktree rebasing the branch has a detached HEAD, and still holds the branch.
+    let entry = git::list_worktrees(root)?.into_iter().find(|w| match &w.branch {
+        Some(checked_out) => checked_out == branch,
+        None => git::rebasing_branch(&w.path).as_deref() == Some(branch),
+    });
     Ok(match entry {
         Some(entry) if super::same_path(&entry.path, root) => Place::MainCheckout,
         Some(entry) => Place::Worktree(entry.path),
@@ -48,6 +65,15 @@ pub fn blockers(team: &TeamRepo, branches: &[String]) -> Result<Vec<Blocker>, Te
                 reason: "it is checked out in your checkout, which wt never changes".into(),
                 fix: format!(
                     "switch your checkout to another branch, then run the command again ({branch} moves too)"
+                ),
+            }),
+            Place::Worktree(path) if git::rebase_in_progress(&path)? => found.push(Blocker {
+                branch: branch.clone(),
+                reason: format!("a rebase of it is under way in {}", path.display()),
+                fix: format!(
+                    "finish it first (resolve and stage the files, then `{wt} rebase {branch}`), or undo it with \
+                     `{wt} rebase {branch} --abort`",
+                    wt = crate::process::own_name()
                 ),
             }),
             Place::Worktree(path) => {
@@ -72,9 +98,29 @@ pub fn blockers(team: &TeamRepo, branches: &[String]) -> Result<Vec<Blocker>, Te
 /// <branch>`, which also restacks what sits on it where it can). On a conflict the rebase is
 /// aborted, so the branch is as it was, and [`TeamError::Conflict`] says where to do it by hand.
 pub fn move_onto(team: &TeamRepo, branch: &str, onto: &str) -> Result<(), TeamError> {
-    in_worktree_of(team, branch, |dir| {
+    move_onto_with(team, branch, onto, OnConflict::Abort)
+}
+
+/// [`move_onto`], with a conflict handled as `on_conflict` says.
+pub fn move_onto_with(
+    team: &TeamRepo,
+    branch: &str,
+    onto: &str,
+    on_conflict: OnConflict,
+) -> Result<(), TeamError> {
+    in_worktree_of(team, branch, |dir, leave| {
         let moved = team.spice().upstack_onto(dir, branch, onto);
-        settle(team, dir, branch, onto, moved)
+        settle(team, dir, branch, onto, moved, on_conflict == OnConflict::Leave && leave)
+    })
+}
+
+/// Rebases `branch` onto its base's tip (`git-spice branch restack`) in its worktree; a no-op
+/// for a branch already there.
+pub fn restack(team: &TeamRepo, branch: &str, on_conflict: OnConflict) -> Result<(), TeamError> {
+    let Some(base) = team.graph()?.base(branch).map(str::to_owned) else { return Ok(()) };
+    in_worktree_of(team, branch, |dir, leave| {
+        let restacked = team.spice().branch_restack(dir, branch);
+        settle(team, dir, branch, &base, restacked, on_conflict == OnConflict::Leave && leave)
     })
 }
 
@@ -82,26 +128,32 @@ pub fn move_onto(team: &TeamRepo, branch: &str, onto: &str) -> Result<(), TeamEr
 /// (`git-spice branch restack`; a no-op for one already on its base's tip). Returns those that
 /// still need a restack afterwards (none unless git-spice skipped one).
 pub fn restack_upstack(team: &TeamRepo, branch: &str) -> Result<Vec<String>, TeamError> {
+    restack_upstack_with(team, branch, OnConflict::Abort)
+}
+
+/// [`restack_upstack`], with a conflict handled as `on_conflict` says.
+pub fn restack_upstack_with(
+    team: &TeamRepo,
+    branch: &str,
+    on_conflict: OnConflict,
+) -> Result<Vec<String>, TeamError> {
     for above in team.graph()?.upstack(branch) {
-        let Some(base) = team.graph()?.base(&above).map(str::to_owned) else { continue };
-        in_worktree_of(team, &above, |dir| {
-            let restacked = team.spice().branch_restack(dir, &above);
-            settle(team, dir, &above, &base, restacked)
-        })?;
+        restack(team, &above, on_conflict)?;
     }
     let graph: Graph = team.graph()?;
     Ok(graph.upstack(branch).into_iter().filter(|b| graph.needs_restack(b)).collect())
 }
 
-/// Runs `work` in the worktree that has `branch` checked out, or in a temporary one when none
-/// has; a branch checked out in the main checkout is refused ([`blockers`] finds it first).
+/// Runs `work` in the worktree that has `branch` checked out (told it may leave a rebase there),
+/// or in a temporary one when none has (told it may not); a branch checked out in the main
+/// checkout is refused ([`blockers`] finds it first).
 fn in_worktree_of(
     team: &TeamRepo,
     branch: &str,
-    work: impl FnOnce(&Path) -> Result<(), TeamError>,
+    work: impl FnOnce(&Path, bool) -> Result<(), TeamError>,
 ) -> Result<(), TeamError> {
     match place(team, branch)? {
-        Place::Worktree(dir) => work(&dir),
+        Place::Worktree(dir) => work(&dir, true),
         Place::MainCheckout => Err(TeamError::Blocked {
             doing: format!("rebasing {branch}"),
             blockers: blockers(team, &[branch.to_owned()])?,
@@ -116,7 +168,7 @@ fn in_worktree_of(
                 git::remove_worktree(root, &temp, true)?;
             }
             git::add_detached(root, &temp, branch, &format!("wt: moving {branch}"))?;
-            let outcome = work(&temp);
+            let outcome = work(&temp, false);
             let removed = git::remove_worktree(root, &temp, true);
             outcome.and(removed.map_err(TeamError::from)).map_err(|err| match err {
                 TeamError::Conflict { branch, onto, detail, .. } => {
@@ -128,18 +180,29 @@ fn in_worktree_of(
     }
 }
 
-/// A git-spice rebase's outcome: a conflict is aborted (git-spice's `rebase abort`, else git's)
-/// and reported; any other failure is passed on.
+/// A git-spice rebase's outcome: a conflict is left under way in `dir` when `leave`, else
+/// aborted (git-spice's `rebase abort`, else git's), and reported; any other failure is passed on.
 fn settle(
     team: &TeamRepo,
     dir: &Path,
     branch: &str,
     onto: &str,
     outcome: Result<(), SpiceError>,
+    leave: bool,
 ) -> Result<(), TeamError> {
     let Err(err) = outcome else { return Ok(()) };
     if !git::rebase_in_progress(dir)? {
         return Err(err.into());
+    }
+    if leave {
+        return Err(ReviewError::ConflictLeft {
+            name: branch.to_owned(),
+            branch: branch.to_owned(),
+            onto: onto.to_owned(),
+            worktree: dir.to_owned(),
+            files: git::conflicted_paths(dir)?,
+        }
+        .into());
     }
     if team.spice().rebase_abort(dir).is_err() || git::rebase_in_progress(dir)? {
         git::abort_rebase(dir)?;
