@@ -12,6 +12,9 @@ mod info_cmd;
 mod list_cmd;
 mod plan_cmd;
 mod poll_cmd;
+mod pr_cmd;
+mod push_cmd;
+mod rebase_cmd;
 mod resume_cmd;
 mod run_cmd;
 mod sandbox_cmd;
@@ -19,6 +22,7 @@ mod stack_cmd;
 mod status_cmd;
 mod step_cmd;
 mod submit_cmd;
+mod sync_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -73,6 +77,17 @@ enum Command {
     /// Wait for the next event of a worktree's change request or base (CI, reviews, a merge) and
     /// print it; exit 7 when none came within --timeout. A worker runs it in the background.
     Poll(poll_cmd::PollArgs),
+    /// Push a team worktree's own branch: a fast-forward, or after a rebase a replacement of
+    /// wt's own last push; never over someone else's.
+    Push(push_cmd::PushArgs),
+    /// Open a team worktree's branch as a draft change request based on its base, or update it.
+    Pr(pr_cmd::PrArgs),
+    /// Rebase a team worktree's branch onto its base (the next surviving one when its base
+    /// merged), and restack what sits on it, each in its own worktree.
+    Rebase(rebase_cmd::RebaseArgs),
+    /// After change requests merged: fetch the trunk, move what sat on merged branches onto the
+    /// next base, update their change requests, remove merged worktrees and branches.
+    Sync(sync_cmd::SyncArgs),
     /// PreToolUse hook: keep an agent inside its worktree (reads the hook JSON on stdin).
     Guard(guard_cmd::GuardArgs),
     /// Say what is missing on this machine and in this repository, with the command that fixes it.
@@ -108,6 +123,10 @@ pub fn main() -> ExitCode {
         Command::Stack(args) => stack_cmd::run(args, &cwd),
         Command::Info(args) => info_cmd::run(args, &cwd),
         Command::Diff(args) => diff_cmd::run(args, &cwd),
+        Command::Push(args) => push_cmd::run(args, &cwd),
+        Command::Pr(args) => pr_cmd::run(args, &cwd),
+        Command::Rebase(args) => rebase_cmd::run(args, &cwd),
+        Command::Sync(args) => sync_cmd::run(args, &cwd),
         Command::Submit(args) => submit_cmd::run(args, &cwd),
         Command::Poll(args) => poll_cmd::run(args, &cwd),
         Command::Guard(args) => Ok(guard_cmd::run(args)),

@@ -13,12 +13,17 @@
 //!   in its own worktree;
 //! - [`agent_file`]: the generated agent definition, shared with runs' generated agents;
 //! - [`poll`]: `wt poll`, waiting for the next event of a branch's change request or base.
+//! - [`push`], [`open_or_update`] (`wt pr`), [`rebase`] and [`sync`]: a branch beyond its commits —
+//!   pushed only over what wt pushed itself (`lease.rs`, `pushed.rs`), opened for review, moved
+//!   when its base changed or merged, and a stack brought up to date after merges.
 //!
 //! Invariants:
 //! - git-spice's state is the only graph: a base, a dependent or a change request is read from
 //!   git-spice when asked, never copied into wt's state (which keeps only `--verify`).
 //! - The user's checkout is never changed: wt writes under `.worktrees/`, in the git directory,
 //!   and agent files it generated (ignored through `.git/info/exclude`, never a tracked file).
+//! - A push never replaces a commit wt did not push: the remote is asked first, and the lease
+//!   is the commit wt recorded when it last pushed (`<common>/spectacular/team/pushed.json`).
 //! - Every change to worktrees, branches or git-spice holds the repo lock ([`TeamRepo::lock`]),
 //!   the one runs take too; reads take no lock.
 //! - No commit is lost: a worktree with uncommitted files is removed only with `--force`, and a
@@ -31,11 +36,18 @@ mod create;
 mod diff;
 mod error;
 mod graph;
+mod lease;
 pub mod name;
 pub mod poll;
+mod own;
+mod push;
+mod pushed;
+mod rebase;
 mod record;
 mod remove;
 mod review_error;
+mod submit;
+mod sync;
 pub mod upstack;
 pub mod view;
 
@@ -45,8 +57,12 @@ pub use create::{CreateRequest, Created, create};
 pub use diff::diff;
 pub use error::TeamError;
 pub use graph::{ChangesRead, Graph};
+pub use push::{PushOutcome, PushReport, push};
+pub use rebase::{RebaseOutcome, RebaseReport, RebaseRequest, rebase};
 pub use record::TeamRecord;
 pub use remove::{BranchFate, RemoveRequest, Removed, remove};
+pub use submit::{PrReport, open_or_update};
+pub use sync::{SyncEvent, SyncScope, Synced, TrunkState, TrunkSync, sync};
 
 use crate::git::{Repo, WORKTREES_DIR, WorktreeEntry};
 use crate::spice::Spice;
