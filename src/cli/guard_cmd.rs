@@ -95,6 +95,11 @@ fn decide(args: &GuardArgs) -> Result<Decision, String> {
         .clone()
         .or_else(|| guard::common_dir(&target.root).as_deref().and_then(guard::project_rules_path));
     let (config, rules) = load_rules(rules)?;
+    if args.sandbox_wrap
+        && let Some(decision) = plugin::own_team_command(&input, &target, &config)
+    {
+        return Ok(decision);
+    }
     Ok(guard::decide(&input, &target, &config, &containment(args, rules, &target)?))
 }
 

@@ -88,6 +88,23 @@ pub fn decide(
     built_in.and(config.decide(&call))
 }
 
+/// What the configured rules alone say of a call: for a call allowed outside the built-in
+/// policy (a team agent's own wt command), which the project's rules may still refuse.
+pub fn configured(input: &HookInput, target: &Target, config: &GuardConfig) -> Decision {
+    let wt = Worktree::new(&target.root);
+    let cwd = input.cwd.as_deref().map(PathBuf::from).unwrap_or_else(|| wt.root().to_owned());
+    let field = |name: &str| input.tool_input.get(name).and_then(|v| v.as_str());
+    let call = Call {
+        tool: input.tool_name.as_deref().unwrap_or_default(),
+        path: field("file_path").or_else(|| field("notebook_path")).or_else(|| field("path")),
+        command: field("command"),
+        cwd: &cwd,
+        wt: &wt,
+        branch: target.branch.as_deref(),
+    };
+    config.decide(&call)
+}
+
 fn bash_decision(
     verdict: Verdict,
     input: &HookInput,

@@ -8,6 +8,7 @@
 mod gate;
 mod leases;
 mod orchestrator;
+mod own_commands;
 mod route;
 mod session;
 mod step;
@@ -79,18 +80,34 @@ pub fn pre_tool_use(
         Some(path) => GuardConfig::load_toml(path)?,
         None => None,
     };
+    let configured = config.is_some();
+    let config = config.unwrap_or_default();
+    if let Some(name) = &assignment.team
+        && let Some(allowed) = own_commands::approve(input, name, &assignment.target.root)
+    {
+        return Ok(allowed.and(guard::configured(input, &assignment.target, &config)));
+    }
     // A worker's own process is the user's session: wt cannot sandbox it, so each Bash call it
     // makes runs inside `wt sandbox` instead (unless the run is contained by policy only).
     let containment = match assignment.kernel {
         true => Containment::SandboxWrap {
             exe: crate::process::own_exe()?,
-            rules: rules.filter(|_| config.is_some()),
+            rules: rules.filter(|_| configured),
             commands_running: running,
             folders: assignment.folders,
         },
         false => Containment::HookOnly,
     };
-    Ok(guard::decide(input, &assignment.target, &config.unwrap_or_default(), &containment))
+    Ok(guard::decide(input, &assignment.target, &config, &containment))
+}
+
+/// A team worktree agent's own wt command on `target` (see `own_commands`), allowed to run
+/// outside `wt sandbox` unless `config` refuses it; None for anything else, and for a target
+/// that is no team worktree.
+pub fn own_team_command(input: &HookInput, target: &guard::Target, config: &GuardConfig) -> Option<Decision> {
+    let name = route::team_of(target)?;
+    let allowed = own_commands::approve(input, &name, &target.root)?;
+    Some(allowed.and(guard::configured(input, target, config)))
 }
 
 /// SessionStart: the context the session starts with.

@@ -23,6 +23,8 @@ pub struct Assignment {
     pub folders: Option<TaskFolders>,
     /// Whether the kernel contains the run's commands.
     pub kernel: bool,
+    /// The team worktree's name, for a team agent (whose own wt commands run unwrapped).
+    pub team: Option<String>,
 }
 
 /// The task of the worker `agent_type`, from the lease of its slot in `common` (the
@@ -55,6 +57,7 @@ pub fn assignment(agent_type: &str, common: Option<&Path>, cwd: &Path) -> Result
         kernel: holder.containment != Some(Containment::PolicyOnly),
         target: Target { root: holder.task.worktree, branch: Some(holder.task.branch) },
         rules,
+        team: None,
     }))
 }
 
@@ -92,5 +95,18 @@ fn team_worktree(agent_type: &str, name: &str, cwd: &Path) -> Result<Assignment,
         rules: None,
         folders: None,
         kernel: true,
+        team: Some(name.to_owned()),
     })
+}
+
+/// The team name of `target` when it is a team worktree: `.worktrees/<name>` of its repository,
+/// on branch `<name>` (what a generated agent's own hook passes as `--root` and `--branch`).
+pub fn team_of(target: &Target) -> Option<String> {
+    let name = target.branch.as_deref().filter(|name| team::name::is_team_name(name))?;
+    let repo = Repo::discover(&target.root).ok()?;
+    let expected = repo.root().join(crate::git::WORKTREES_DIR).join(name);
+    let same = |a: &Path, b: &Path| {
+        std::fs::canonicalize(a).ok().zip(std::fs::canonicalize(b).ok()).is_some_and(|(a, b)| a == b)
+    };
+    same(&expected, &target.root).then(|| name.to_owned())
 }
