@@ -260,11 +260,17 @@ fn rebase_moves_onto_the_trunk_when_the_base_was_merged() {
     assert_eq!(kept.code(), 6, "{}", kept.stderr());
     let synced: Value = serde_json::from_str(&kept.stdout()).unwrap();
     assert_eq!(synced["merged"], json!(["a"]));
-    assert!(synced["left"][0]["reason"].as_str().unwrap().contains("has uncommitted files: notes.txt"), "{synced:#}");
+    assert!(
+        synced["left"][0]["reason"].as_str().unwrap().contains("has uncommitted files: notes.txt"),
+        "{synced:#}"
+    );
     assert!(forge.worktree("a").join("notes.txt").exists() && repo.branch_exists("a"));
     std::fs::remove_file(forge.worktree("a").join("notes.txt")).unwrap();
     let synced = forge.json(&["sync", "a", "--json"]);
-    assert_eq!((synced["removed"].clone(), synced["deleted"].clone()), (json!([forge.worktree("a")]), json!(["a"])));
+    assert_eq!(
+        (synced["removed"].clone(), synced["deleted"].clone()),
+        (json!([forge.worktree("a")]), json!(["a"]))
+    );
 }
 
 #[test]
@@ -395,4 +401,40 @@ fn a_team_agents_own_wt_commands_pass_the_guard_unwrapped_and_nothing_else_does(
         let (decision, wrapped) = guarded(&repo, command, None);
         assert!(decision == "deny" || wrapped, "{command} goes the normal way: {decision}");
     }
+}
+
+#[test]
+fn a_runs_stack_is_synced_by_its_id_with_the_top_restacked_in_the_runs_main_worktree() {
+    let forge = Forge::new();
+    let repo = &forge.repo;
+    let plan = "[run]\nid = \"5eb002\"\n[[phase]]\n[[phase.task]]\nname = \"one\"\nrun = \"echo 1 > one\"\n\
+                [[phase]]\n[[phase.task]]\nname = \"two\"\nrun = \"echo 2 > two\"\n";
+    forge.wt(&["run", repo.plan("plan.toml", plan).to_str().unwrap()]).ok();
+    forge.wt(&["submit", "5eb002"]).ok();
+    let (one, two) = ("5eb002-task-1-1-one", "5eb002-task-2-1-two");
+    assert_eq!(forge.change(2)["base"]["ref"], one);
+    let checkout = repo.checkout_snapshot();
+    forge.hub.run(repo, "shamhub", &["merge", "-squash", "alice/app", "1"]);
+
+    let unknown = forge.wt(&["sync", "0ff1ce"]);
+    assert_eq!(unknown.code(), 2, "{}", unknown.stderr());
+    assert!(unknown.stderr().contains("git-spice tracks no branch of run 0ff1ce"), "{}", unknown.stderr());
+    let synced = forge.json(&["sync", "5eb002", "--json"]);
+    assert_eq!(synced["merged"], json!([one]), "{synced:#}");
+    assert_eq!(synced["moved"], json!([{"branch": two, "from": one, "onto": "main"}]));
+    assert_eq!(synced["resubmitted"], json!([two]));
+    assert_eq!((synced["deleted"].clone(), synced["removed"].clone()), (json!([one]), json!([])));
+    assert_eq!(forge.change(2)["base"]["ref"], "main");
+    let main_worktree = repo.root.join(".worktrees/5eb002-main");
+    assert_eq!(repo.git_in(&main_worktree, &["rev-parse", "--abbrev-ref", "HEAD"]).trim(), two);
+    assert_eq!(repo.git_in(&main_worktree, &["status", "--porcelain"]), "");
+    assert_eq!(
+        repo.subjects("main", two).len(),
+        1,
+        "only the second task's commit: {:?}",
+        repo.subjects("main", two)
+    );
+    assert_eq!(forge.remote_tip(two).as_deref(), Some(forge.tip(two).as_str()));
+    assert!(!repo.branch_exists(one));
+    assert_eq!(repo.checkout_snapshot(), checkout, "the user's checkout did not change");
 }

@@ -115,6 +115,24 @@ impl Repo {
         self.is_ancestor(ancestor, descendant)
     }
 
+    /// The commit this clone itself last pushed to `remote`'s `branch`, as git's own record says:
+    /// the remote-tracking ref's newest reflog entry, when a push wrote it (`update by push`) and
+    /// the ref still points there. A fetch that moved the ref since (someone else's push fetched)
+    /// writes a newer entry of its own, so it never passes for ours.
+    pub fn pushed_from_here(&self, remote: &str, branch: &str) -> Result<Option<String>, GitError> {
+        let repo = self.open()?;
+        let name = format!("refs/remotes/{remote}/{branch}");
+        let current = match repo.find_reference(&name) {
+            Ok(found) => found.target(),
+            Err(err) if err.code() == git2::ErrorCode::NotFound => return Ok(None),
+            Err(err) => return Err(err.into()),
+        };
+        let reflog = repo.reflog(&name)?;
+        let Some(newest) = reflog.get(0) else { return Ok(None) };
+        let by_push = matches!(newest.message(), Ok(Some(message)) if message.starts_with("update by push"));
+        Ok((by_push && Some(newest.id_new()) == current).then(|| newest.id_new().to_string()))
+    }
+
     /// Whether a remote named `name` is configured.
     pub fn has_remote(&self, name: &str) -> Result<bool, GitError> {
         match self.open()?.find_remote(name) {

@@ -1,8 +1,10 @@
 //! Whether wt may replace what a remote holds of a branch. The remote is asked directly
 //! (`git ls-remote`), never through a remote-tracking ref a broad `git fetch` may have moved,
-//! and its answer is judged against the commit wt last pushed ([`super::pushed`]): the remote
-//! may hold nothing, our commit, an ancestor of ours, or exactly what wt pushed last; anything
-//! else is someone else's push, which nothing in wt overwrites (research/teams/FINDINGS §1f).
+//! and its answer is judged against the commit wt last pushed ([`super::pushed`]) — or, for a
+//! branch git-spice pushed (`wt submit`, a user's own submit), the one git's reflog shows this
+//! clone pushed last: the remote may hold nothing, our commit, an ancestor of ours, or exactly
+//! what we pushed last; anything else is someone else's push, which nothing in wt overwrites
+//! (research/teams/FINDINGS §1f).
 
 use super::review_error::ReviewError;
 use super::{TeamError, TeamRepo, pushed};
@@ -19,6 +21,9 @@ pub struct RemoteBranch {
     pub theirs: Option<String>,
     /// What wt last pushed there.
     pub last_pushed: Option<String>,
+    /// What this clone last pushed there by any means (git-spice's own submits, `wt submit`),
+    /// from git's reflog of the remote-tracking ref (`Repo::pushed_from_here`).
+    pub pushed_from_here: Option<String>,
 }
 
 /// How the remote branch stands against ours.
@@ -30,7 +35,8 @@ pub enum Standing {
     Same,
     /// The remote has an ancestor of ours: pushing adds commits and replaces none.
     Behind,
-    /// The remote has exactly what wt pushed last (ours was rebased since): ours to replace.
+    /// The remote has exactly what wt (or this clone) pushed last (ours was rebased since):
+    /// ours to replace.
     LastPushed,
     /// Anything else: someone else pushed.
     SomeoneElse,
@@ -48,6 +54,7 @@ impl RemoteBranch {
             branch: branch.to_owned(),
             theirs: git::remote_branch(team.repo().root(), remote, branch)?,
             last_pushed: pushed::last_pushed(team, branch, remote)?,
+            pushed_from_here: team.repo().pushed_from_here(remote, branch)?,
             local,
         })
     }
@@ -58,7 +65,10 @@ impl RemoteBranch {
             Standing::Same
         } else if team.repo().contains_commit(&self.local, theirs)? {
             Standing::Behind
-        } else if self.last_pushed.as_deref() == Some(theirs) {
+        } else if [&self.last_pushed, &self.pushed_from_here]
+            .iter()
+            .any(|ours| ours.as_deref() == Some(theirs))
+        {
             Standing::LastPushed
         } else {
             Standing::SomeoneElse
