@@ -190,7 +190,7 @@ fn guard(repo: &TestRepo, agent: &str, tool_input: Value) -> Value {
 }
 
 #[test]
-fn the_guard_refuses_a_workers_foreground_poll_and_lets_a_background_one_run_in_the_sandbox() {
+fn the_guard_refuses_a_workers_foreground_poll_and_lets_a_background_one_run() {
     let repo = TestRepo::new();
     repo.wt(&["create", "api", "--base", "main"]).ok();
     let poll = format!("{} poll api --json", env!("CARGO_BIN_EXE_spectacular-wt"));
@@ -203,22 +203,32 @@ fn the_guard_refuses_a_workers_foreground_poll_and_lets_a_background_one_run_in_
     let wrapped = guard(&repo, "wt-api", json!({"command": format!("cd .worktrees/api && {poll}")}));
     assert_eq!(wrapped["permissionDecision"], "deny", "after a cd too: {wrapped:#}");
 
+    // Its own poll, as written, runs outside `wt sandbox` (so its file writes are not held).
     let decision = guard(&repo, "wt-api", json!({"command": poll, "run_in_background": true}));
     assert_eq!(decision["permissionDecision"], "allow", "{decision:#}");
-    let command = decision["updatedInput"]["command"].as_str().unwrap();
+    assert!(decision.get("updatedInput").is_none(), "run as written: {decision:#}");
+    // Written any other way, it runs inside `wt sandbox`, still in the background.
+    let piped =
+        guard(&repo, "wt-api", json!({"command": format!("{poll} | tail -1"), "run_in_background": true}));
+    assert_eq!(piped["permissionDecision"], "allow", "{piped:#}");
+    let command = piped["updatedInput"]["command"].as_str().unwrap();
     assert!(command.contains(" sandbox --root ") && command.contains("poll api --json"), "{command}");
-    assert_eq!(decision["updatedInput"]["run_in_background"], true);
+    assert_eq!(piped["updatedInput"]["run_in_background"], true);
+    let piped_fg = guard(&repo, "wt-api", json!({"command": format!("{poll} | tail -1")}));
+    assert_eq!(piped_fg["permissionDecision"], "deny", "{piped_fg:#}");
     let other = guard(&repo, "wt-api", json!({"command": "echo wt poll api"}));
     assert_eq!(other["permissionDecision"], "allow", "a mention is not a poll: {other:#}");
 }
 
 #[test]
-fn a_background_poll_as_the_guard_rewrites_it_holds_its_lock_in_the_sandbox_and_reports_new_comments() {
+fn a_background_poll_the_guard_wraps_holds_its_lock_in_the_sandbox_and_reports_new_comments() {
     let hub = Hub::new();
     hub.wt(&["create", "api", "--base", "main"]).ok();
     commit_in(&hub.repo, "api", "api.txt");
     let poll = format!("{} poll api --json --interval 1 --timeout 2", env!("CARGO_BIN_EXE_spectacular-wt"));
-    let decision = guard(&hub.repo, "wt-api", json!({"command": poll, "run_in_background": true}));
+    // With a redirection it is not the agent's plain own command, so the guard wraps it.
+    let command = format!("{poll} </dev/null");
+    let decision = guard(&hub.repo, "wt-api", json!({"command": command, "run_in_background": true}));
     let rewritten = decision["updatedInput"]["command"].as_str().unwrap().to_owned();
     let mut cmd = hub.repo.command("bash", &hub.repo.root);
     cmd.args(["-c", &rewritten]).envs(hub.env());

@@ -342,9 +342,13 @@ fn a_rebase_conflict_is_left_in_the_worktree_with_the_commands_to_continue_or_ab
 /// `wt guard` as the plugin's hook (no `--root`) on one Bash call of the agent `wt-api`:
 /// (decision, whether it was rewritten into `wt sandbox`).
 fn guarded(repo: &TestRepo, command: &str, root: Option<&Path>) -> (String, bool) {
+    guarded_input(repo, json!({"command": command}), root)
+}
+
+fn guarded_input(repo: &TestRepo, tool_input: Value, root: Option<&Path>) -> (String, bool) {
     let hook = json!({
         "cwd": repo.root, "hook_event_name": "PreToolUse", "tool_name": "Bash",
-        "agent_type": "wt-api", "tool_input": {"command": command},
+        "agent_type": "wt-api", "tool_input": tool_input,
     });
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_wt"));
     cmd.arg("guard");
@@ -379,12 +383,18 @@ fn a_team_agents_own_wt_commands_pass_the_guard_unwrapped_and_nothing_else_does(
         "wt diff api --stat".to_owned(),
         "wt list --stack".to_owned(),
         "wt stack --json".to_owned(),
-        "wt poll api --timeout 30".to_owned(),
     ];
     for command in &own {
         for root in [None, Some(dir.as_path())] {
             assert_eq!(guarded(&repo, command, root), ("allow".to_owned(), false), "{command} ({root:?})");
         }
+    }
+    // Its own poll too, in the background; in the foreground it would hold the agent's turn.
+    let poll = "wt poll api --timeout 30";
+    for root in [None, Some(dir.as_path())] {
+        let background = json!({"command": poll, "run_in_background": true});
+        assert_eq!(guarded_input(&repo, background, root), ("allow".to_owned(), false), "{root:?}");
+        assert_eq!(guarded(&repo, poll, root), ("deny".to_owned(), false), "{root:?}");
     }
     for command in [
         "wt push web",

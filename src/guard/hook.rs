@@ -58,12 +58,9 @@ pub fn decide(
     containment: &Containment,
 ) -> Decision {
     let wt = Worktree::new(&target.root);
-    let cwd = input.cwd.as_deref().map(PathBuf::from).unwrap_or_else(|| wt.root().to_owned());
-    let tool = input.tool_name.as_deref().unwrap_or_default();
-    let field = |name: &str| input.tool_input.get(name).and_then(|v| v.as_str());
-    let path = field("file_path").or_else(|| field("notebook_path")).or_else(|| field("path"));
-    let call =
-        Call { tool, path, command: field("command"), cwd: &cwd, wt: &wt, branch: target.branch.as_deref() };
+    let cwd = cwd_of(input, &wt);
+    let call = call_of(input, target, &wt, &cwd);
+    let (tool, path) = (call.tool, call.path);
     let built_in = match tool {
         "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => match containment {
             Containment::SandboxWrap { commands_running: true, .. } => Decision::Deny(format!(
@@ -88,21 +85,31 @@ pub fn decide(
     built_in.and(config.decide(&call))
 }
 
-/// What the configured rules alone say of a call: for a call allowed outside the built-in
-/// policy (a team agent's own wt command), which the project's rules may still refuse.
-pub fn configured(input: &HookInput, target: &Target, config: &GuardConfig) -> Decision {
+/// What is left to say of a call let through outside the built-in policy (a team agent's own wt
+/// command): a `wt poll` must still run in the background, and the project's rules may still
+/// refuse it.
+pub fn decide_own_command(input: &HookInput, target: &Target, config: &GuardConfig) -> Decision {
     let wt = Worktree::new(&target.root);
-    let cwd = input.cwd.as_deref().map(PathBuf::from).unwrap_or_else(|| wt.root().to_owned());
+    let cwd = cwd_of(input, &wt);
+    let call = call_of(input, target, &wt, &cwd);
+    let background = call.command.and_then(|command| super::background::refusal(&input.tool_input, command));
+    background.map_or(Decision::None, Decision::Deny).and(config.decide(&call))
+}
+
+fn cwd_of(input: &HookInput, wt: &Worktree) -> PathBuf {
+    input.cwd.as_deref().map(PathBuf::from).unwrap_or_else(|| wt.root().to_owned())
+}
+
+fn call_of<'a>(input: &'a HookInput, target: &'a Target, wt: &'a Worktree, cwd: &'a Path) -> Call<'a> {
     let field = |name: &str| input.tool_input.get(name).and_then(|v| v.as_str());
-    let call = Call {
+    Call {
         tool: input.tool_name.as_deref().unwrap_or_default(),
         path: field("file_path").or_else(|| field("notebook_path")).or_else(|| field("path")),
         command: field("command"),
-        cwd: &cwd,
-        wt: &wt,
+        cwd,
+        wt,
         branch: target.branch.as_deref(),
-    };
-    config.decide(&call)
+    }
 }
 
 fn bash_decision(

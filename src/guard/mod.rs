@@ -65,7 +65,7 @@ mod written;
 
 pub use bash::check_bash;
 pub use decision::Decision;
-pub use hook::{Containment, HookInput, Target, configured, decide};
+pub use hook::{Containment, HookInput, Target, decide, decide_own_command};
 pub use locate::{common_dir, detect, project_rules_path};
 pub use paths::Worktree;
 pub use rules::GuardConfig;

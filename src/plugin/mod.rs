@@ -85,7 +85,7 @@ pub fn pre_tool_use(
     if let Some(name) = &assignment.team
         && let Some(allowed) = own_commands::approve(input, name, &assignment.target.root)
     {
-        return Ok(allowed.and(guard::configured(input, &assignment.target, &config)));
+        return Ok(allowed.and(guard::decide_own_command(input, &assignment.target, &config)));
     }
     // A worker's own process is the user's session: wt cannot sandbox it, so each Bash call it
     // makes runs inside `wt sandbox` instead (unless the run is contained by policy only).
@@ -107,7 +107,7 @@ pub fn pre_tool_use(
 pub fn own_team_command(input: &HookInput, target: &guard::Target, config: &GuardConfig) -> Option<Decision> {
     let name = route::team_of(target)?;
     let allowed = own_commands::approve(input, &name, &target.root)?;
-    Some(allowed.and(guard::configured(input, target, config)))
+    Some(allowed.and(guard::decide_own_command(input, target, config)))
 }
 
 /// SessionStart: the context the session starts with.

@@ -76,7 +76,8 @@ pub fn create(team: &TeamRepo, request: &CreateRequest) -> Result<Created, TeamE
         team.spice().branch_track(&path, name, base)?;
     }
     let record = save_record(team, name, request.verify.clone())?;
-    // A worker's `wt poll` runs inside `wt sandbox`, which may lock this file but not make it.
+    // A poll the guard wraps (written other than as the agent's own command) runs inside
+    // `wt sandbox`, which may lock this file but not make it.
     super::poll::prepare_lock(team.layout(), name)?;
     let wt = crate::process::hook_exe()
         .map_err(|err| TeamError::io("finding the wt binary")(std::io::Error::other(err)))?;
