@@ -116,6 +116,15 @@ fn check_ignore_reports_and_fixes_missing_rules_through_info_exclude() {
     assert!(out.stdout().contains("NOT ignored /.worktrees/"), "{}", out.stdout());
     assert!(out.stdout().contains("NOT ignored /.claude/agents/wt-*.md"), "{}", out.stdout());
     assert!(out.stderr().contains("wt check-ignore --fix"), "{}", out.stderr());
+    let report = |repo: &TestRepo| -> Value {
+        serde_json::from_str(&repo.wt(&["doctor", "--json"]).stdout()).unwrap()
+    };
+    let unfixed = report(&repo);
+    for name in ["worktrees ignored", "generated agents ignored"] {
+        let found = check(&unfixed, name);
+        assert_eq!(found["status"], "warn", "doctor says so too: {found}");
+        assert_eq!(found["fix"], "wt check-ignore --fix", "{found}");
+    }
     let before = repo.checkout_snapshot();
     let fixed = repo.wt(&["check-ignore", "--fix"]).ok();
     assert!(fixed.contains("ignored     /.worktrees/"), "{fixed}");
@@ -128,6 +137,10 @@ fn check_ignore_reports_and_fixes_missing_rules_through_info_exclude() {
         exclude,
         "fixing twice adds nothing"
     );
+    let fixed = report(&repo);
+    for name in ["worktrees ignored", "generated agents ignored"] {
+        assert_eq!(check(&fixed, name)["status"], "ok", "{}", check(&fixed, name));
+    }
 }
 
 #[test]

@@ -23,6 +23,7 @@ fn claude_plugin_validate_strict_accepts_the_repository() {
         "spectacular:execute",
         "spectacular:orchestrating-runs",
         "spectacular:worktree-worker",
+        "spectacular:worktree-lead",
         "spectacular:wt-worker-8",
         "PreToolUse",
     ] {

@@ -39,7 +39,10 @@ pub fn team_worker_rules(worktree: &str, name: &str, wt: &str, verify: Option<&s
              `git config` yourself: `{wt} rebase|push|pr|poll {name}` do what the branch needs beyond commits, \
              and a guard refuses those calls with the reason and the allowed way."
         ),
-        stop_background(),
+        format!(
+            "Stop commands you started in the background before you edit files (`{wt} poll {name}` may keep \
+             running): while one runs, the guard refuses Write and Edit."
+        ),
     ];
     if let Some(verify) = verify {
         rules.push(format!("`{verify}` must pass in the worktree before you finish: run it yourself."));

@@ -204,15 +204,22 @@ fn plugin_check(claude_found: bool) -> Check {
 
 /// Checks of the repository `dir` is in: ignore rules.
 pub fn repository_checks(repo: &Repo) -> Vec<Check> {
-    let samples = [("worktrees ignored", ".worktrees/x/file")];
+    let samples = [
+        ("worktrees ignored", ".worktrees/x/file", "wt adds the rule before a run and at `wt create`"),
+        (
+            "generated agents ignored",
+            ".claude/agents/wt-x.md",
+            "wt adds the rule at `wt create` and before a run",
+        ),
+    ];
     let mut checks: Vec<Check> = samples
         .iter()
-        .map(|(name, sample)| match git::is_ignored(repo.root(), sample) {
+        .map(|(name, sample, when)| match git::is_ignored(repo.root(), sample) {
             Ok(true) => Check::ok(name, format!("{sample} is ignored")),
             Ok(false) => Check::problem(
                 name,
                 Status::Warn,
-                format!("git does not ignore {sample} (wt adds the rule before a run)"),
+                format!("git does not ignore {sample} ({when})"),
                 "wt check-ignore --fix",
             ),
             Err(err) => Check::problem(name, Status::Warn, err.to_string(), "wt check-ignore --fix"),

@@ -35,7 +35,7 @@ mod tests {
     use std::fmt::Write;
 
     use super::*;
-    use crate::agent::worker_rules;
+    use crate::agent::{team_worker_rules, worker_rules};
 
     /// The file `agents/wt-worker-<slot>.md` of the plugin.
     fn render_worker(slot: usize) -> String {
@@ -61,24 +61,37 @@ mod tests {
     }
 
     const SKILL: &str = "skills/worktree-worker/SKILL.md";
-    const RULES_START: &str = "<!-- The rules: generated from src/agent/rules.rs (SPECTACULAR_BLESS=1 cargo test rewrites them). -->";
-    const RULES_END: &str = "<!-- End of the rules. -->";
 
-    /// The rules section of the worktree-worker skill.
-    fn render_skill_rules() -> String {
-        let mut text = format!("{RULES_START}\n");
-        for rule in worker_rules("<worktree>", "your branch") {
-            let _ = writeln!(text, "- {rule}");
-        }
-        text.push_str(RULES_END);
-        text
+    /// The skill's sections generated from the rules: (start marker, end marker, rules).
+    fn skill_sections() -> [(&'static str, &'static str, Vec<String>); 2] {
+        [
+            (
+                "<!-- The rules: generated from src/agent/rules.rs (SPECTACULAR_BLESS=1 cargo test rewrites them). -->",
+                "<!-- End of the rules. -->",
+                worker_rules("<worktree>", "your branch"),
+            ),
+            (
+                "<!-- The team rules: generated from src/agent/rules.rs (SPECTACULAR_BLESS=1 cargo test rewrites them). -->",
+                "<!-- End of the team rules. -->",
+                team_worker_rules("<worktree>", "<name>", "spectacular-wt", None),
+            ),
+        ]
     }
 
-    /// The skill's text with its rules section as rendered now.
+    /// The skill's text with each generated section as rendered now.
     fn current_skill(text: &str) -> Option<String> {
-        let start = text.find(RULES_START)?;
-        let end = text.find(RULES_END)? + RULES_END.len();
-        Some(format!("{}{}{}", &text[..start], render_skill_rules(), &text[end..]))
+        let mut text = text.to_owned();
+        for (start_marker, end_marker, rules) in skill_sections() {
+            let start = text.find(start_marker)?;
+            let end = text.find(end_marker)? + end_marker.len();
+            let mut section = format!("{start_marker}\n");
+            for rule in rules {
+                let _ = writeln!(section, "- {rule}");
+            }
+            section.push_str(end_marker);
+            text.replace_range(start..end, &section);
+        }
+        Some(text)
     }
 
     #[test]
