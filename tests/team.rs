@@ -435,3 +435,20 @@ fn cleanup_deletes_a_branch_its_base_holds_and_refuses_a_dependent_in_the_users_
     assert!(refused.stderr().contains("b: it is checked out in your checkout"), "{}", refused.stderr());
     assert_eq!(fingerprint(&repo), before);
 }
+
+#[test]
+fn cleanup_refuses_to_move_the_branches_of_a_run_at_work() {
+    let repo = TestRepo::new();
+    create(&repo, "a", "main");
+    commit_in(&repo, "a", "a.txt");
+    let plan =
+        "[run]\nid = \"5be700\"\nbase = \"a\"\n[[phase]]\n[[phase.task]]\nname = \"t\"\nprompt = \"x\"\n";
+    let step = json_of(&repo.wt(&["step", repo.plan("plan.toml", plan).to_str().unwrap(), "--json"]).ok());
+    assert_eq!(step["status"], "dispatch", "{step:#}");
+    let before = fingerprint(&repo);
+    let refused = repo.wt(&["cleanup", "a"]);
+    assert_eq!(refused.code(), 6, "{}", refused.stderr());
+    assert!(refused.stderr().contains("it is run 5be700's, which is dispatched now"), "{}", refused.stderr());
+    assert!(refused.stderr().contains("status 5be700"), "{}", refused.stderr());
+    assert_eq!(fingerprint(&repo), before, "nothing moved under the run's workers");
+}

@@ -13,6 +13,7 @@ use super::review_error::ReviewError;
 use super::{Graph, TeamError, TeamRepo};
 use crate::git::{self, WORKTREES_DIR};
 use crate::spice::SpiceError;
+use crate::store::{LiveState, RunManifest};
 
 /// Why a branch cannot be moved now, and what to do about it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,12 +54,17 @@ fn place(team: &TeamRepo, branch: &str) -> Result<Place, TeamError> {
     })
 }
 
-/// What stops `branches` from being rebased: one checked out in the main checkout (wt never
-/// changes it), or a worktree with uncommitted files (a rebase would refuse half way). Check
-/// before the first move, so that a refusal changes nothing.
+/// What stops `branches` from being rebased: one of a run that is at work (its engine or its
+/// orchestrator's workers would find it moved under them), one checked out in the main checkout
+/// (wt never changes it), or a worktree with uncommitted files (a rebase would refuse half way).
+/// Check before the first move, so that a refusal changes nothing.
 pub fn blockers(team: &TeamRepo, branches: &[String]) -> Result<Vec<Blocker>, TeamError> {
     let mut found = Vec::new();
     for branch in branches {
+        if let Some(blocker) = run_at_work(team, branch) {
+            found.push(blocker);
+            continue;
+        }
         match place(team, branch)? {
             Place::MainCheckout => found.push(Blocker {
                 branch: branch.clone(),
@@ -92,6 +98,21 @@ pub fn blockers(team: &TeamRepo, branches: &[String]) -> Result<Vec<Blocker>, Te
         }
     }
     Ok(found)
+}
+
+/// A blocker for `branch` when it is a run's and that run is running or waiting for its workers.
+fn run_at_work(team: &TeamRepo, branch: &str) -> Option<Blocker> {
+    let run_id = super::name::run_of(branch)?;
+    let manifest = RunManifest::load(&team.layout().manifest(run_id)).ok()?;
+    let state = LiveState::of(team.layout(), &manifest);
+    matches!(state, LiveState::Running | LiveState::Dispatched).then(|| Blocker {
+        branch: branch.to_owned(),
+        reason: format!("it is run {run_id}'s, which is {} now", state.as_str()),
+        fix: format!(
+            "wait for the run to end (`{wt} status {run_id}`), then run the command again",
+            wt = crate::process::own_name()
+        ),
+    })
 }
 
 /// Moves `branch` onto `onto` with its own commits only (`git-spice upstack onto <onto> --branch
