@@ -21,18 +21,6 @@ fn create(repo: &TestRepo, name: &str, base: &str) -> Value {
     json_of(&repo.wt(&["create", name, "--base", base, "--json"]).ok())
 }
 
-fn worktree(repo: &TestRepo, name: &str) -> PathBuf {
-    repo.root.join(".worktrees").join(name)
-}
-
-/// Commits `file` in the team worktree `name`, as its agent would.
-fn commit_in(repo: &TestRepo, name: &str, file: &str) {
-    let dir = worktree(repo, name);
-    std::fs::write(dir.join(file), format!("{file}\n")).unwrap();
-    repo.git_in(&dir, &["add", file]);
-    repo.git_in(&dir, &["commit", "--quiet", "-m", &format!("{name}: {file}")]);
-}
-
 /// Everything a refused command must leave as it was: refs (git-spice's state included),
 /// worktrees, the main checkout's status (ignored files too), the ignore rules, wt's team state
 /// and the agent files.
@@ -72,7 +60,7 @@ fn three_creates_make_a_stack_shown_in_topological_order_with_bases() {
     create(&repo, "b", "a");
     create(&repo, "c", "b");
     create(&repo, "a2", "a");
-    commit_in(&repo, "b", "b.txt");
+    repo.team_commit("b", "b.txt");
 
     let stack = stack_of(&repo);
     assert_eq!(stack["trunk"], "main");
@@ -83,7 +71,7 @@ fn three_creates_make_a_stack_shown_in_topological_order_with_bases() {
     assert_eq!(field(entries, "depth"), [&json!(1), &json!(2), &json!(2), &json!(3)]);
     assert!(field(entries, "kind").iter().all(|k| *k == "team"), "{stack:#}");
     let b = &entries[2];
-    assert_eq!(b["worktree"], json!(worktree(&repo, "b")));
+    assert_eq!(b["worktree"], json!(repo.team_worktree("b")));
     assert_eq!(
         (b["ahead"].as_u64(), b["behind"].as_u64(), b["dirty"].as_bool()),
         (Some(1), Some(0), Some(false))
@@ -110,11 +98,11 @@ fn three_creates_make_a_stack_shown_in_topological_order_with_bases() {
 fn creating_again_with_the_same_base_reports_the_worktree_and_changes_nothing() {
     let repo = TestRepo::new();
     create(&repo, "a", "main");
-    commit_in(&repo, "a", "a.txt");
+    repo.team_commit("a", "a.txt");
     let before = fingerprint(&repo);
     let again = create(&repo, "a", "main");
     assert_eq!(again["created"], false, "{again}");
-    assert_eq!(again["worktree"], json!(worktree(&repo, "a")));
+    assert_eq!(again["worktree"], json!(repo.team_worktree("a")));
     assert_eq!(fingerprint(&repo), before, "the same create again changes nothing");
     let text = repo.wt(&["create", "a", "--base", "main"]).ok();
     assert!(text.contains("team worktree a: already there"), "{text}");
@@ -213,7 +201,7 @@ fn the_generated_agent_names_its_worktree_and_guard_and_git_ignores_it() {
     assert_eq!(created["agent_file"], json!(path));
     assert_eq!(created["agent"], "wt-api");
     let text = std::fs::read_to_string(&path).unwrap();
-    let dir = worktree(&repo, "api");
+    let dir = repo.team_worktree("api");
     let (front, body) = text.trim_start_matches("---\n").split_once("\n---\n").unwrap();
     assert!(front.starts_with("name: \"wt-api\"\n"), "{front}");
     assert!(front.contains("skills:\n  - worktree-worker"), "{front}");
@@ -267,7 +255,7 @@ fn routed(repo: &TestRepo, agent_type: &str, tool: &str, input: Value) -> (Strin
 fn a_team_agent_is_routed_to_its_worktree_and_its_commands_run_in_the_sandbox() {
     let repo = TestRepo::new();
     create(&repo, "api", "main");
-    let dir = worktree(&repo, "api");
+    let dir = repo.team_worktree("api");
 
     let (decision, _, updated, _) = routed(&repo, "wt-api", "Bash", json!({"command": "ls"}));
     assert_eq!(decision, "allow");
@@ -294,11 +282,11 @@ fn a_team_agent_is_routed_to_its_worktree_and_its_commands_run_in_the_sandbox() 
 fn diff_shows_the_branch_changes_from_its_merge_base_with_its_base() {
     let repo = TestRepo::new();
     create(&repo, "a", "main");
-    commit_in(&repo, "a", "a.txt");
+    repo.team_commit("a", "a.txt");
     create(&repo, "b", "a");
-    commit_in(&repo, "b", "b.txt");
+    repo.team_commit("b", "b.txt");
     // a moves on after b was made: b's diff still shows b's change only.
-    commit_in(&repo, "a", "later.txt");
+    repo.team_commit("a", "later.txt");
 
     let diff = repo.wt(&["diff", "b"]).ok();
     assert!(diff.contains("+++ b/b.txt") && diff.contains("+b.txt"), "{diff}");
@@ -331,10 +319,10 @@ fn info_shows_the_change_request_number_url_and_state_from_the_forge_and_survive
     let info = |name: &str| json_of(&repo.wt_with_env(&["info", name, "--json"], &env).ok());
 
     repo.wt_with_env(&["create", "a", "--base", "main"], &env).ok();
-    commit_in(&repo, "a", "a.txt");
+    repo.team_commit("a", "a.txt");
     assert_eq!(info("a")["change"], Value::Null, "not submitted yet");
     let submit = ["--no-prompt", "branch", "submit", "--draft", "--fill", "--no-web", "--nav-comment=false"];
-    hub.run_in(&repo, &worktree(&repo, "a"), "gs", &submit);
+    hub.run_in(&repo, &repo.team_worktree("a"), "gs", &submit);
 
     let change = &info("a")["change"];
     assert_eq!(change["id"], "#1", "{change}");
@@ -381,18 +369,18 @@ fn cleanup_of_the_middle_moves_the_top_onto_the_bottom_and_keeps_its_commits() {
     let repo = TestRepo::new();
     for (name, base) in [("a", "main"), ("b", "a"), ("c", "b")] {
         create(&repo, name, base);
-        commit_in(&repo, name, &format!("{name}.txt"));
+        repo.team_commit(name, &format!("{name}.txt"));
     }
     let b_tip = repo.git(&["rev-parse", "b"]);
 
-    std::fs::write(worktree(&repo, "b").join("notes.txt"), "unsaved\n").unwrap();
+    std::fs::write(repo.team_worktree("b").join("notes.txt"), "unsaved\n").unwrap();
     let before = fingerprint(&repo);
     let refused = repo.wt(&["cleanup", "b"]);
     assert_eq!(refused.code(), 6, "{}", refused.stderr());
     assert!(refused.stderr().contains("has uncommitted files: notes.txt"), "{}", refused.stderr());
     assert!(refused.stderr().contains("--force"), "{}", refused.stderr());
     assert_eq!(fingerprint(&repo), before, "a refused cleanup changes nothing");
-    std::fs::remove_file(worktree(&repo, "b").join("notes.txt")).unwrap();
+    std::fs::remove_file(repo.team_worktree("b").join("notes.txt")).unwrap();
 
     let removed = json_of(&repo.wt(&["cleanup", "b", "--json"]).ok());
     assert_eq!(removed["moved"], json!(["c"]), "{removed:#}");
@@ -404,10 +392,10 @@ fn cleanup_of_the_middle_moves_the_top_onto_the_bottom_and_keeps_its_commits() {
     assert!(!log.contains_key("b"), "b left git-spice's stack");
     assert_eq!(repo.subjects("main", "c"), ["a: a.txt", "c: c.txt"], "c keeps its own commit only");
     assert_eq!(repo.git(&["rev-parse", "b"]), b_tip, "b's commit is not lost");
-    assert!(!worktree(&repo, "b").exists());
+    assert!(!repo.team_worktree("b").exists());
     assert!(!repo.root.join(".claude/agents/wt-b.md").exists());
     assert!(!repo.root.join(".git/spectacular/team/b.toml").exists());
-    assert_eq!(repo.git_in(&worktree(&repo, "c"), &["status", "--porcelain"]), "");
+    assert_eq!(repo.git_in(&repo.team_worktree("c"), &["status", "--porcelain"]), "");
     let names: Vec<String> =
         field(&stack_of(&repo)["entries"], "name").iter().map(|v| v.as_str().unwrap().to_owned()).collect();
     assert_eq!(names, ["a", "c"]);
@@ -427,7 +415,7 @@ fn cleanup_deletes_a_branch_its_base_holds_and_refuses_a_dependent_in_the_users_
     assert!(!repo.branch_exists("empty"));
 
     create(&repo, "b", "a");
-    repo.git(&["worktree", "remove", worktree(&repo, "b").to_str().unwrap()]);
+    repo.git(&["worktree", "remove", repo.team_worktree("b").to_str().unwrap()]);
     repo.git(&["checkout", "--quiet", "b"]);
     let before = fingerprint(&repo);
     let refused = repo.wt(&["cleanup", "a"]);
@@ -440,7 +428,7 @@ fn cleanup_deletes_a_branch_its_base_holds_and_refuses_a_dependent_in_the_users_
 fn cleanup_refuses_to_move_the_branches_of_a_run_at_work() {
     let repo = TestRepo::new();
     create(&repo, "a", "main");
-    commit_in(&repo, "a", "a.txt");
+    repo.team_commit("a", "a.txt");
     let plan =
         "[run]\nid = \"5be700\"\nbase = \"a\"\n[[phase]]\n[[phase.task]]\nname = \"t\"\nprompt = \"x\"\n";
     let step = json_of(&repo.wt(&["step", repo.plan("plan.toml", plan).to_str().unwrap(), "--json"]).ok());

@@ -47,8 +47,8 @@ impl Hub {
     /// git-spice (with its navigation comment, which a poll must not report).
     fn submitted(&self, name: &str, base: &str) {
         self.wt(&["create", name, "--base", base]).ok();
-        commit_in(&self.repo, name, &format!("{name}.txt"));
-        let dir = worktree(&self.repo, name);
+        self.repo.team_commit(name, &format!("{name}.txt"));
+        let dir = self.repo.team_worktree(name);
         self.hub.run_in(&self.repo, &dir, "gs", &["--no-prompt", "branch", "submit", "--fill", "--no-web"]);
     }
 
@@ -62,17 +62,6 @@ impl Hub {
         cmd.arg("poll").args(args).envs(self.env());
         Poll::start(cmd)
     }
-}
-
-fn worktree(repo: &TestRepo, name: &str) -> PathBuf {
-    repo.root.join(".worktrees").join(name)
-}
-
-fn commit_in(repo: &TestRepo, name: &str, file: &str) {
-    let dir = worktree(repo, name);
-    std::fs::write(dir.join(file), format!("{file}\n")).unwrap();
-    repo.git_in(&dir, &["add", file]);
-    repo.git_in(&dir, &["commit", "--quiet", "-m", &format!("{name}: {file}")]);
 }
 
 /// A `wt poll` running in the background, as a worker runs it.
@@ -224,7 +213,7 @@ fn the_guard_refuses_a_workers_foreground_poll_and_lets_a_background_one_run() {
 fn a_background_poll_the_guard_wraps_holds_its_lock_in_the_sandbox_and_reports_new_comments() {
     let hub = Hub::new();
     hub.wt(&["create", "api", "--base", "main"]).ok();
-    commit_in(&hub.repo, "api", "api.txt");
+    hub.repo.team_commit("api", "api.txt");
     let poll = format!("{} poll api --json --interval 1 --timeout 2", env!("CARGO_BIN_EXE_spectacular-wt"));
     // With a redirection it is not the agent's plain own command, so the guard wraps it.
     let command = format!("{poll} </dev/null");
@@ -240,7 +229,7 @@ fn a_background_poll_the_guard_wraps_holds_its_lock_in_the_sandbox_and_reports_n
     assert_eq!(second.code(), 4, "one poll per branch: {}", second.stderr());
     assert!(second.stderr().contains("already watching api"), "{}", second.stderr());
     // Opened while the poll runs: git-spice's navigation comment comes first, and is no review.
-    let dir = worktree(&hub.repo, "api");
+    let dir = hub.repo.team_worktree("api");
     hub.hub.run_in(&hub.repo, &dir, "gs", &["--no-prompt", "branch", "submit", "--fill", "--no-web"]);
     hub.shamhub(&["comment", "post", "alice/app", "1", "please rename foo"]);
     hub.shamhub(&["comment", "post", "-resolvable", "alice/app", "1", "nit: typo in\napi.txt"]);
@@ -363,8 +352,8 @@ fn an_idle_teammate_with_an_open_change_request_is_sent_back_until_a_poll_runs()
     let idle = payload("TeammateIdle.interactive.json", &hub.repo, "api");
     assert_eq!(gate(&hub.repo, &env, "teammate-idle", &idle).0, 0, "no change request yet: nothing to watch");
 
-    commit_in(&hub.repo, "api", "api.txt");
-    let dir = worktree(&hub.repo, "api");
+    hub.repo.team_commit("api", "api.txt");
+    let dir = hub.repo.team_worktree("api");
     hub.hub.run_in(&hub.repo, &dir, "gs", &["--no-prompt", "branch", "submit", "--fill", "--no-web"]);
     let (code, reason) = gate(&hub.repo, &env, "teammate-idle", &idle);
     assert_eq!(code, 2, "{reason}");
@@ -397,7 +386,7 @@ fn a_teammates_task_is_not_completed_while_its_worktree_is_dirty_or_its_verify_f
     let broken = repo.scratch.join("broken");
     let verify = format!("test -f ok.txt && test ! -e {}", broken.display());
     repo.wt(&["create", "api", "--base", "main", "--verify", &verify]).ok();
-    let dir = worktree(&repo, "api");
+    let dir = repo.team_worktree("api");
     let completed = payload("TaskCompleted.on-TaskUpdate-completed.interactive.json", &repo, "api");
     let at_end = payload("TaskCompleted.end-of-turn.interactive.json", &repo, "api");
 
@@ -414,7 +403,7 @@ fn a_teammates_task_is_not_completed_while_its_worktree_is_dirty_or_its_verify_f
     assert!(reason.contains(&format!("the verify command `{verify}`")), "{reason}");
     assert!(reason.contains("exited with status 1"), "{reason}");
 
-    commit_in(&repo, "api", "ok.txt");
+    repo.team_commit("api", "ok.txt");
     assert_eq!(gate(&repo, &[], "task-completed", &completed), (0, String::new()), "clean and verified");
     std::fs::write(&broken, "").unwrap();
     assert_eq!(
@@ -422,7 +411,7 @@ fn a_teammates_task_is_not_completed_while_its_worktree_is_dirty_or_its_verify_f
         0,
         "the commit it passed on is not verified again"
     );
-    commit_in(&repo, "api", "more.txt");
+    repo.team_commit("api", "more.txt");
     let (code, reason) = gate(&repo, &[], "task-completed", &completed);
     assert_eq!(code, 2, "a new commit is: {reason}");
 

@@ -41,15 +41,11 @@ impl Forge {
     }
 
     fn worktree(&self, name: &str) -> PathBuf {
-        self.repo.root.join(".worktrees").join(name)
+        self.repo.team_worktree(name)
     }
 
-    /// Commits `file` (with `content`) in the team worktree `name`, as its agent would.
     fn commit(&self, name: &str, file: &str, content: &str) {
-        let dir = self.worktree(name);
-        std::fs::write(dir.join(file), content).unwrap();
-        self.repo.git_in(&dir, &["add", file]);
-        self.repo.git_in(&dir, &["commit", "--quiet", "-m", &format!("{name}: {file}")]);
+        self.repo.team_commit_with(name, file, content);
     }
 
     /// shamhub's record of change request `number` (its base, head, draft state).

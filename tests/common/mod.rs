@@ -104,6 +104,24 @@ impl TestRepo {
         WtOutput(cmd.output().unwrap())
     }
 
+    /// The worktree of the team worktree `name` (`wt create <name>`).
+    pub fn team_worktree(&self, name: &str) -> PathBuf {
+        self.root.join(".worktrees").join(name)
+    }
+
+    /// Commits `file` (holding its own name) in the team worktree `name`, as its agent would.
+    pub fn team_commit(&self, name: &str, file: &str) {
+        self.team_commit_with(name, file, &format!("{file}\n"));
+    }
+
+    /// Commits `file` with `content` in the team worktree `name`, as its agent would.
+    pub fn team_commit_with(&self, name: &str, file: &str, content: &str) {
+        let dir = self.team_worktree(name);
+        std::fs::write(dir.join(file), content).unwrap();
+        self.git_in(&dir, &["add", file]);
+        self.git_in(&dir, &["commit", "--quiet", "-m", &format!("{name}: {file}")]);
+    }
+
     pub fn branch_exists(&self, branch: &str) -> bool {
         self.command("git", &self.root)
             .args(["rev-parse", "--verify", "--quiet", &format!("refs/heads/{branch}")])
