@@ -70,8 +70,8 @@ impl EngineError {
         use ErrorKind::*;
         match self {
             EngineError::Plan(err) => (BadInput, Some(err.fix.clone())),
-            EngineError::Git(err) => explain_git(err),
-            EngineError::Spice(err) => explain_spice(err),
+            EngineError::Git(err) => err.explain(),
+            EngineError::Spice(err) => err.explain(),
             EngineError::Manifest(_) | EngineError::Lock(_) | EngineError::Io { .. } => (Internal, None),
             EngineError::NotLinear { .. } => (Internal, None),
             EngineError::RunLocked { run_id, holder } => (
@@ -168,28 +168,6 @@ impl EngineError {
                 ),
             ),
         }
-    }
-}
-
-fn explain_git(err: &GitError) -> (ErrorKind, Option<String>) {
-    match err {
-        GitError::NotARepository { .. } => {
-            (ErrorKind::Environment, Some("run wt inside a git repository, or pass -C <repo>".into()))
-        }
-        GitError::Bare { .. } => {
-            (ErrorKind::Environment, Some("clone it with a working tree, then run wt there".into()))
-        }
-        GitError::Read(_) | GitError::Command(_) | GitError::Io { .. } => (ErrorKind::Internal, None),
-    }
-}
-
-fn explain_spice(err: &SpiceError) -> (ErrorKind, Option<String>) {
-    match err {
-        SpiceError::NotFound | SpiceError::NotGitSpice { .. } | SpiceError::TooOld { .. } => (
-            ErrorKind::Environment,
-            Some("scripts/demo and scripts/test install it into ~/.cache/spectacular-tools".into()),
-        ),
-        SpiceError::Command(_) | SpiceError::Output { .. } => (ErrorKind::Internal, None),
     }
 }
 

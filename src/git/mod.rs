@@ -25,6 +25,7 @@ pub use worktree::{
     remove_worktree,
 };
 
+use crate::error_kind::ErrorKind;
 use crate::process::ProcessError;
 
 #[derive(Debug, thiserror::Error)]
@@ -39,6 +40,21 @@ pub enum GitError {
     Command(#[from] ProcessError),
     #[error("writing {path}: {source}")]
     Io { path: std::path::PathBuf, source: std::io::Error },
+}
+
+impl GitError {
+    /// The kind of this error and the next thing to try.
+    pub fn explain(&self) -> (ErrorKind, Option<String>) {
+        match self {
+            GitError::NotARepository { .. } => {
+                (ErrorKind::Environment, Some("run wt inside a git repository, or pass -C <repo>".into()))
+            }
+            GitError::Bare { .. } => {
+                (ErrorKind::Environment, Some("clone it with a working tree, then run wt there".into()))
+            }
+            GitError::Read(_) | GitError::Command(_) | GitError::Io { .. } => (ErrorKind::Internal, None),
+        }
+    }
 }
 
 fn git(dir: &std::path::Path) -> crate::process::Cmd {

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 pub use log::{Change, ChangeStatus, LoggedBranch, Push};
 
+use crate::error_kind::ErrorKind;
 use crate::process::{Cmd, ProcessError};
 
 /// The oldest git-spice whose commands and `--json` output this driver was written against.
@@ -30,6 +31,19 @@ pub enum SpiceError {
     Command(#[from] ProcessError),
     #[error("unexpected output from `{command}`: {detail}")]
     Output { command: String, detail: String },
+}
+
+impl SpiceError {
+    /// The kind of this error and the next thing to try.
+    pub fn explain(&self) -> (ErrorKind, Option<String>) {
+        match self {
+            SpiceError::NotFound | SpiceError::NotGitSpice { .. } | SpiceError::TooOld { .. } => (
+                ErrorKind::Environment,
+                Some("scripts/demo and scripts/test install it into ~/.cache/spectacular-tools".into()),
+            ),
+            SpiceError::Command(_) | SpiceError::Output { .. } => (ErrorKind::Internal, None),
+        }
+    }
 }
 
 fn min_version() -> String {

@@ -76,20 +76,9 @@ impl TeamError {
         let wt = crate::process::own_name();
         match self {
             TeamError::Review(err) => err.explain(),
-            TeamError::Git(GitError::NotARepository { .. }) => {
-                (Environment, Some("run wt inside a git repository, or pass -C <repo>".into()))
-            }
-            TeamError::Git(GitError::Bare { .. }) => {
-                (Environment, Some("clone it with a working tree, then run wt there".into()))
-            }
-            TeamError::Git(_) | TeamError::Lock(_) | TeamError::Io { .. } => (Internal, None),
-            TeamError::Spice(
-                SpiceError::NotFound | SpiceError::NotGitSpice { .. } | SpiceError::TooOld { .. },
-            ) => (
-                Environment,
-                Some("scripts/demo and scripts/test install it into ~/.cache/spectacular-tools".into()),
-            ),
-            TeamError::Spice(_) => (Internal, None),
+            TeamError::Git(err) => err.explain(),
+            TeamError::Spice(err) => err.explain(),
+            TeamError::Lock(_) | TeamError::Io { .. } => (Internal, None),
             TeamError::BadName { fix, .. } => (BadInput, Some(fix.clone())),
             TeamError::NoTrunk { root } => (
                 Environment,
