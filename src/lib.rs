@@ -10,6 +10,7 @@ pub(crate) mod error_kind;
 pub(crate) mod forge;
 pub(crate) mod git;
 pub mod guard;
+pub(crate) mod location;
 pub(crate) mod plan;
 pub(crate) mod plugin;
 pub(crate) mod process;

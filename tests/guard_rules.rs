@@ -131,7 +131,10 @@ fn a_broken_guard_toml_blocks_rather_than_lets_calls_through() {
     repo.write(".spectacular/guard.toml", "[[always_deny]]\nrule = \"Bash(npm\"\n");
     let (d, stderr, code) = guard(&["--detect", "--include-main"], &repo.root, "Bash", bash("ls"), None);
     assert_eq!((d.as_str(), code), ("none", 2), "{stderr}");
-    assert!(stderr.contains("guard.toml") && stderr.contains("closing `)`"), "{stderr}");
+    assert!(
+        stderr.contains("guard.toml:2:8: rule `Bash(npm` has no closing `)`"),
+        "the rule's place: {stderr}"
+    );
 }
 
 #[test]
@@ -189,7 +192,7 @@ fn a_bad_guard_rule_in_a_plan_is_located() {
     let out = repo.wt(&["plan", plan.to_str().unwrap()]);
     assert_eq!(out.code(), 2);
     assert!(
-        out.stderr().contains("plan.toml:1:1:") && out.stderr().contains("closing `)`"),
+        out.stderr().contains("plan.toml:2:25:") && out.stderr().contains("closing `)`"),
         "{}",
         out.stderr()
     );
@@ -245,4 +248,13 @@ fn guard_updated(args: &[&str], cwd: &Path, input: Value) -> (String, Value) {
     let value: Value = serde_json::from_slice(&out.stdout).unwrap();
     let specific = &value["hookSpecificOutput"];
     (specific["permissionDecision"].as_str().unwrap().to_owned(), specific["updatedInput"].clone())
+}
+
+#[test]
+fn a_guard_toml_that_is_not_toml_names_its_line() {
+    let repo = TestRepo::new();
+    repo.write(".spectacular/guard.toml", "[[always_deny]]\nrule = \"Bash(rm:*)\"\nreson = \"typo\"\n");
+    let (d, stderr, code) = guard(&["--detect", "--include-main"], &repo.root, "Bash", bash("ls"), None);
+    assert_eq!((d.as_str(), code), ("none", 2), "{stderr}");
+    assert!(stderr.contains("guard.toml:3:1: unknown field `reson`"), "{stderr}");
 }

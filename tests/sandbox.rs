@@ -480,11 +480,11 @@ fn unknown_sandbox_keys_and_values_are_bad_input() {
     let rules = task.write_rules("[sandbox]\nrequird = false\n");
     let out = task.run(&["--rules", rules.to_str().unwrap()], &["true"], &[]);
     assert_eq!(out.code(), 2, "{}", out.stderr());
-    assert!(out.stderr().contains("unknown field `requird`"), "{}", out.stderr());
+    assert!(out.stderr().contains("guard.toml:2:1: unknown field `requird`"), "{}", out.stderr());
     let rules = task.write_rules("[sandbox]\nunix_sockets = \"none\"\n");
     let out = task.run(&["--rules", rules.to_str().unwrap()], &["true"], &[]);
     assert_eq!(out.code(), 2, "{}", out.stderr());
-    let message = format!("{}: unknown variant `none`, expected `allow` or `deny`", rules.display());
+    let message = format!("{}:2:16: unknown variant `none`, expected `allow` or `deny`", rules.display());
     assert!(out.stderr().contains(&message), "{}", out.stderr());
 }
 

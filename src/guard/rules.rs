@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::decision::Decision;
 use super::paths::{Place, Worktree};
 use super::shell::{self, Node, Script};
+use crate::location::Location;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -53,7 +54,8 @@ pub struct Profile {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuleEntry {
-    pub rule: String,
+    /// With its place in the file it was read from, for the message when it does not parse.
+    pub rule: toml::Spanned<String>,
     pub reason: Option<String>,
 }
 
@@ -94,17 +96,21 @@ impl GuardConfig {
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(err) => return Err(format!("cannot read {}: {err}", path.display())),
         };
-        let config: GuardConfig =
-            toml::from_str(&text).map_err(|err| format!("{}: {}", path.display(), err.message()))?;
-        config.validate().map_err(|err| format!("{}: {err}", path.display()))?;
+        let at = |offset: usize| Location::at(path, &text, offset);
+        let config: GuardConfig = toml::from_str(&text).map_err(|err| {
+            let place = at(err.span().map_or(0, |span| span.start));
+            format!("{place}: {}", err.message().trim())
+        })?;
+        config.validate().map_err(|(offset, err)| format!("{}: {err}", at(offset)))?;
         Ok(Some(config))
     }
 
-    /// Every rule parses.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Every rule parses; the first that does not, as the byte offset where it was written (in
+    /// the file it was read from) and the problem.
+    pub fn validate(&self) -> Result<(), (usize, String)> {
         let profiles = self.profiles.values().flat_map(|p| p.deny.iter().chain(&p.ask).chain(&p.allow));
         for entry in self.always_deny.iter().chain(&self.always_allow).chain(profiles) {
-            Rule::parse(&entry.rule)?;
+            Rule::parse(entry.rule.get_ref()).map_err(|err| (entry.rule.span().start, err))?;
         }
         Ok(())
     }
@@ -140,8 +146,11 @@ impl GuardConfig {
         ];
         for (entries, make, source) in groups {
             for entry in entries {
-                if Rule::parse(&entry.rule).is_ok_and(|rule| call.matches(&rule)) {
-                    let reason = entry.reason.clone().unwrap_or_else(|| format!("{} ({source})", entry.rule));
+                if Rule::parse(entry.rule.get_ref()).is_ok_and(|rule| call.matches(&rule)) {
+                    let reason = entry
+                        .reason
+                        .clone()
+                        .unwrap_or_else(|| format!("{} ({source})", entry.rule.get_ref()));
                     decision =
                         decision.and(make(format!("{reason} [worktree {}]", call.wt.root().display())));
                 }

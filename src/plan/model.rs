@@ -6,19 +6,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-/// A place in a plan file, printed as `file:line:column` (1-based).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Location {
-    pub file: PathBuf,
-    pub line: usize,
-    pub column: usize,
-}
-
-impl fmt::Display for Location {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}", self.file.display(), self.line, self.column)
-    }
-}
+pub use crate::location::Location;
 
 /// A value with the place it was written, for errors found after parsing.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-//! `plan.toml`: the native plan format (see DESIGN.md). Unknown keys are errors, and every error
+//! `plan.toml`: the native plan format (the README documents it). Unknown keys are errors, and every error
 //! points at the line and column to change.
 
 use std::ops::Range;
@@ -88,7 +88,7 @@ pub struct ParsedToml {
 /// Parses `text`; `file` is how messages name the plan. Branch names are filled in later, once
 /// the run id is known.
 pub fn parse(file: &Path, text: &str) -> Result<ParsedToml, PlanError> {
-    let at = |span: Range<usize>| locate(file, text, span.start);
+    let at = |span: Range<usize>| Location::at(file, text, span.start);
     let raw: RawPlan = toml::from_str(text).map_err(|err| syntax_error(file, text, &err))?;
     let run = raw.run.unwrap_or(RawRun { id: None, feature: None, base: None });
     let agent = match raw.agent {
@@ -97,9 +97,10 @@ pub fn parse(file: &Path, text: &str) -> Result<ParsedToml, PlanError> {
     };
     let guard = match raw.guard {
         Some(guard) => {
-            let location = at(guard.span());
             let guard = guard.into_inner();
-            guard.validate().map_err(|err| PlanError::at(location, err, "fix the rule under [guard]"))?;
+            guard.validate().map_err(|(offset, err)| {
+                PlanError::at(Location::at(file, text, offset), err, "fix the rule under [guard]")
+            })?;
             guard
         }
         None => GuardConfig::default(),
@@ -266,31 +267,14 @@ fn located(value: Spanned<String>, at: &impl Fn(Range<usize>) -> Location) -> Lo
 
 fn syntax_error(file: &Path, text: &str, err: &toml::de::Error) -> PlanError {
     let offset = err.span().map(|span| span.start).unwrap_or(0);
-    let location = locate(file, text, offset);
+    let location = Location::at(file, text, offset);
     let message = err.message().trim().to_owned();
     let fix = if message.starts_with("unknown field") {
-        "remove the key or correct its spelling (see the plan format in DESIGN.md / README)"
+        "remove the key or correct its spelling (see the plan format in the README)"
     } else if message.starts_with("missing field") {
         "add the missing key"
     } else {
         "fix the TOML syntax at this place"
     };
     PlanError::at(location, message, fix)
-}
-
-/// 1-based line and column (in characters) of a byte offset.
-pub fn locate(file: &Path, text: &str, offset: usize) -> Location {
-    let offset = offset.min(text.len());
-    let before = &text[..floor_char_boundary(text, offset)];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let column = before[line_start..].chars().count() + 1;
-    Location { file: file.to_owned(), line, column }
-}
-
-fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    offset
 }

@@ -2,7 +2,7 @@ use std::path::{Path, PathBuf};
 
 use crate::plan::TaskId;
 
-/// Where each piece of state lives. Names are a contract (DESIGN.md): tests and users rely on them.
+/// Where each piece of state lives. Names are a contract (docs/architecture.md): tests and users rely on them.
 #[derive(Debug, Clone)]
 pub struct StateLayout {
     root: PathBuf,
