@@ -12,6 +12,7 @@ use crate::plugin::StepError;
 use crate::store::ManifestError;
 use crate::team::TeamError;
 use crate::team::poll::PollError;
+use crate::ui::timeline::TimelineError;
 
 /// Exit codes, documented in the README.
 pub mod exit {
@@ -96,6 +97,12 @@ impl From<TeamError> for CliError {
 
 impl From<PollError> for CliError {
     fn from(err: PollError) -> Self {
+        CliError::explained(err.to_string(), err.explain())
+    }
+}
+
+impl From<TimelineError> for CliError {
+    fn from(err: TimelineError) -> Self {
         CliError::explained(err.to_string(), err.explain())
     }
 }

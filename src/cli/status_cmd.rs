@@ -1,4 +1,4 @@
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde::Serialize;
@@ -7,6 +7,7 @@ use super::{CliError, exit};
 use crate::engine::EngineError;
 use crate::git::Repo;
 use crate::store::{Containment, LiveState, RunManifest, StateLayout};
+use crate::ui::timeline;
 
 #[derive(Args)]
 pub struct StatusArgs {
@@ -16,6 +17,10 @@ pub struct StatusArgs {
     /// Print the runs as JSON.
     #[arg(long)]
     json: bool,
+    /// Draw where the run's time went into FILE: `.svg` (the picture) or `.html` (the picture
+    /// and tables of the sums). Prints where it was written and the sums instead of the status.
+    #[arg(long, value_name = "FILE", requires = "run_id")]
+    timeline: Option<PathBuf>,
 }
 
 /// A run as `wt status` shows it: the manifest plus what only a live check can tell.
@@ -45,6 +50,9 @@ struct Unreadable {
 }
 
 pub fn run(args: StatusArgs, cwd: &Path) -> Result<u8, CliError> {
+    if let Some(file) = &args.timeline {
+        timeline::Format::of(file)?;
+    }
     let repo = Repo::discover(cwd)?;
     let layout = StateLayout::new(repo.common_dir());
     let wanted = |id: &str| args.run_id.as_ref().is_none_or(|wanted| wanted == id);
@@ -76,6 +84,12 @@ pub fn run(args: StatusArgs, cwd: &Path) -> Result<u8, CliError> {
     {
         return Err(EngineError::NoSuchRun { run_id: id.clone(), root: repo.root().to_owned() }.into());
     }
+    if let Some(file) = &args.timeline {
+        // Without a readable manifest there is nothing to draw; why was said above.
+        let Some(run) = runs.first() else { return Ok(exit::INTERNAL) };
+        let written = timeline::write_timeline(&layout, &run.manifest, run.status, &cwd.join(file))?;
+        return print_timeline(&written, args.json);
+    }
     if args.json {
         let entries: Vec<Entry> =
             runs.iter().map(Entry::Run).chain(unreadable.iter().map(Entry::Unreadable)).collect();
@@ -88,6 +102,17 @@ pub fn run(args: StatusArgs, cwd: &Path) -> Result<u8, CliError> {
         runs.iter().for_each(print_run);
     }
     Ok(if unreadable.is_empty() { exit::OK } else { exit::INTERNAL })
+}
+
+fn print_timeline(written: &timeline::Written, json: bool) -> Result<u8, CliError> {
+    if json {
+        let text = serde_json::to_string_pretty(written)
+            .map_err(|err| CliError::new(exit::INTERNAL, err.to_string()))?;
+        println!("{text}");
+    } else {
+        written.describe().iter().for_each(|line| println!("{line}"));
+    }
+    Ok(exit::OK)
 }
 
 fn print_run(run: &RunStatus) {

@@ -1,9 +1,10 @@
 //! How a run is shown: live progress lines on a terminal, one plain line per event otherwise,
-//! or one JSON object per line with `--json`.
+//! or one JSON object per line with `--json`; and afterwards, as a picture (`timeline/`).
 
 mod json;
 mod plain;
 mod progress;
+pub mod timeline;
 
 use std::io::IsTerminal;
 
