@@ -4,6 +4,7 @@
 # cache outside the clone, keyed by version, so a fresh clone (and CI) reuses earlier builds:
 #   ${SPECTACULAR_TOOLS:-$HOME/.cache/spectacular-tools}/<tool>-<version>/bin/
 # Source this file; call ensure_git_spice / ensure_nextest; each prints the bin directory.
+# ensure_claude and ensure_chromium print the program itself.
 
 GIT_SPICE_VERSION=v0.31.2
 NEXTEST_VERSION=0.9.151
@@ -113,4 +114,108 @@ ensure_shamhub() {
             tools_die "building git-spice's shamhub forge failed (see above)" "check 'go version' (needs Go >= 1.26)"
     fi
     printf '%s\n' "$dir"
+}
+
+# Prints the path of a headless Chromium for the tests that look at `wt status --timeline`'s
+# pictures. WT_TEST_CHROMIUM, when set, is used as it is; else a `chromium` on PATH; else Debian's
+# package is unpacked into the cache, without root: apt says which packages this machine lacks for
+# it (`apt-get -s install`, a simulation), `apt-get download` fetches them, `dpkg -x` unpacks them,
+# and a wrapper points the loader at the unpacked libraries. The cache is keyed by the version apt
+# offers; when apt offers none, a Chromium unpacked earlier is used.
+ensure_chromium() {
+    if [ -n "${WT_TEST_CHROMIUM:-}" ]; then
+        [ -x "$WT_TEST_CHROMIUM" ] ||
+            tools_die "WT_TEST_CHROMIUM=$WT_TEST_CHROMIUM is not an executable" "unset it to let this script install Chromium"
+        printf '%s\n' "$WT_TEST_CHROMIUM"
+        return
+    fi
+    local found version root
+    found=$(command -v chromium || command -v chromium-browser || true)
+    if [ -n "$found" ]; then
+        printf '%s\n' "$found"
+        return
+    fi
+    version=$(apt-cache policy chromium 2>/dev/null | awk '$1 == "Candidate:" && $2 != "(none)" {print $2}')
+    if [ -z "$version" ]; then
+        found=$(find "$(tools_root)" -maxdepth 2 -path '*/chromium-*/chromium' -type f 2>/dev/null | sort -V | tail -n 1)
+        [ -n "$found" ] && { printf '%s\n' "$found"; return; }
+        tools_die "Chromium is not installed and apt offers no chromium package to unpack" \
+            "on Debian or Ubuntu run 'apt-get update' as root, then this script again; elsewhere install Chromium and set WT_TEST_CHROMIUM=<its binary>"
+    fi
+    root="$(tools_root)/chromium-$version"
+    [ -x "$root/chromium" ] || unpack_chromium "$root" "$version"
+    printf '%s\n' "$root/chromium"
+}
+
+# Unpacks Chromium <version> and the packages this machine lacks for it into <root>: built in a
+# scratch folder next to it, checked, then renamed into place.
+unpack_chromium() {
+    local root=$1 version=$2 scratch packages deb libraries dir
+    command -v apt-get >/dev/null 2>&1 && command -v dpkg >/dev/null 2>&1 ||
+        tools_die "apt-get and dpkg are needed to unpack Chromium" "install Chromium and set WT_TEST_CHROMIUM=<its binary>"
+    printf 'unpacking Chromium %s into %s (one time, about 400 MB)\n' "$version" "$root" >&2
+    mkdir -p "$(tools_root)"
+    scratch=$(mktemp -d "$(tools_root)/.chromium-XXXXXX") || tools_die "cannot make a folder in $(tools_root)"
+    # libc6 is never taken from elsewhere: the loader and the C library must be the machine's own.
+    packages=$(apt-get -s install --no-install-recommends chromium fonts-dejavu-core 2>/dev/null |
+        awk '$1 == "Inst" && $2 != "libc6" && $2 != "libc-bin" {print $2}')
+    case " $(printf '%s ' $packages)" in
+    *" chromium "*) ;;
+    *)
+        rm -rf "$scratch"
+        tools_die "apt cannot resolve the chromium package's dependencies ('apt-get -s install chromium' fails)" \
+            "run 'apt-get -s install chromium' to see why, or install Chromium and set WT_TEST_CHROMIUM=<its binary>"
+        ;;
+    esac
+    local sandbox=()
+    [ "$(id -u)" = 0 ] && sandbox=(-o APT::Sandbox::User=root)
+    mkdir -p "$scratch/debs" "$scratch/root"
+    # shellcheck disable=SC2086 # one package a word
+    (cd "$scratch/debs" && apt-get download -q "${sandbox[@]}" $packages >&2) || {
+        rm -rf "$scratch"
+        tools_die "apt-get download of Chromium's packages failed (see above)" "check that the Debian mirror is reachable"
+    }
+    for deb in "$scratch"/debs/*.deb; do
+        dpkg -x "$deb" "$scratch/root" || { rm -rf "$scratch"; tools_die "dpkg -x $deb failed"; }
+    done
+    rm -rf "$scratch/debs"
+    # Every folder that holds a shared library, relative to the wrapper (some, like
+    # pulseaudio's, are found through an rpath that points at /usr).
+    libraries=$(cd "$scratch" && find root -name '*.so*' \( -type f -o -type l \) -printf '%h\n' | sort -u)
+    {
+        printf '#!/bin/sh\n# Chromium %s unpacked by scripts/lib/tools.sh (ensure_chromium).\n' "$version"
+        printf 'here=$(cd "$(dirname "$0")" && pwd)\n'
+        printf 'LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\n' \
+            "$(printf '$here/%s\n' $libraries | paste -sd: -)"
+        printf 'FONTCONFIG_FILE=$here/fonts.conf\n'
+        printf 'export LD_LIBRARY_PATH FONTCONFIG_FILE\n'
+        printf 'exec "$here/root/usr/lib/chromium/chromium" "$@"\n'
+    } >"$scratch/chromium"
+    chmod +x "$scratch/chromium"
+    # The machine's fonts, and those unpacked here (fonts-dejavu-core, when the machine has none).
+    cat >"$scratch/fonts.conf" <<'CONF'
+<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig>
+  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>
+  <include ignore_missing="yes" prefix="relative">root/etc/fonts/fonts.conf</include>
+  <dir prefix="relative">root/usr/share/fonts</dir>
+  <cachedir prefix="relative">fontconfig-cache</cachedir>
+</fontconfig>
+CONF
+    local dom
+    dom=$(HOME="$scratch/home" timeout 120 "$scratch/chromium" --headless --no-sandbox --disable-gpu \
+        --user-data-dir="$scratch/profile" --dump-dom 'data:text/html,<p>chromium%20works</p>' 2>"$scratch/stderr")
+    case "$dom" in
+    *"<p>chromium works</p>"*) ;;
+    *)
+        tail -n 20 "$scratch/stderr" >&2
+        rm -rf "$scratch"
+        tools_die "the unpacked Chromium does not start (its last messages are above)" \
+            "install Chromium and set WT_TEST_CHROMIUM=<its binary>"
+        ;;
+    esac
+    rm -rf "$scratch/home" "$scratch/profile" "$scratch/stderr"
+    rm -rf "$root"
+    mv "$scratch" "$root" || tools_die "cannot move the unpacked Chromium to $root"
 }

@@ -265,6 +265,15 @@ pub fn claude_client() -> PathBuf {
     path
 }
 
+/// The headless Chromium scripts/test installed (`WT_TEST_CHROMIUM`).
+pub fn chromium() -> PathBuf {
+    let path = std::env::var_os("WT_TEST_CHROMIUM")
+        .map(PathBuf::from)
+        .expect("WT_TEST_CHROMIUM is not set: run the tests with scripts/test, which installs Chromium");
+    assert!(path.is_file(), "WT_TEST_CHROMIUM={} does not exist; run scripts/test", path.display());
+    path
+}
+
 /// Runs `cmd` with `input` on stdin and stdout and stderr captured (how hooks are called). A
 /// hook may exit without reading its input, as Claude Code allows.
 pub fn with_stdin(mut cmd: Command, input: &str) -> Output {
