@@ -192,10 +192,13 @@ fn the_guard_refuses_a_workers_foreground_poll_and_lets_a_background_one_run() {
     let wrapped = guard(&repo, "wt-api", json!({"command": format!("cd .worktrees/api && {poll}")}));
     assert_eq!(wrapped["permissionDecision"], "deny", "after a cd too: {wrapped:#}");
 
-    // Its own poll, as written, runs outside `wt sandbox` (so its file writes are not held).
+    // Its own poll runs outside `wt sandbox` (so its file writes are not held), as this wt.
     let decision = guard(&repo, "wt-api", json!({"command": poll, "run_in_background": true}));
     assert_eq!(decision["permissionDecision"], "allow", "{decision:#}");
-    assert!(decision.get("updatedInput").is_none(), "run as written: {decision:#}");
+    let command = decision["updatedInput"]["command"].as_str().unwrap();
+    assert!(!command.contains(" sandbox "), "not wrapped: {command}");
+    assert!(command.ends_with("spectacular-wt' 'poll' 'api' '--json'"), "{command}");
+    assert_eq!(decision["updatedInput"]["run_in_background"], true);
     // Written any other way, it runs inside `wt sandbox`, still in the background.
     let piped =
         guard(&repo, "wt-api", json!({"command": format!("{poll} | tail -1"), "run_in_background": true}));

@@ -444,3 +444,32 @@ fn a_runs_stack_is_synced_by_its_id_with_the_top_restacked_in_the_runs_main_work
     assert!(!repo.branch_exists(one));
     assert_eq!(repo.checkout_snapshot(), checkout, "the user's checkout did not change");
 }
+
+#[test]
+fn a_wt_planted_in_the_worktree_is_not_what_runs_for_the_agents_own_command() {
+    let repo = TestRepo::new();
+    repo.wt(&["create", "api", "--base", "main"]).ok();
+    let dir = repo.root.join(".worktrees/api");
+    // The agent writes a `wt` into its worktree; a PATH with `.` in it would find that one.
+    let planted = dir.join("wt");
+    std::fs::write(&planted, "#!/bin/sh\ntouch \"$(dirname \"$0\")/../../planted-ran\"\n").unwrap();
+    std::fs::set_permissions(&planted, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let hook = json!({
+        "cwd": repo.root, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "agent_type": "wt-api", "tool_input": {"command": format!("cd {} && wt info api --json", dir.display())},
+    });
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wt"));
+    cmd.arg("guard");
+    let out = common::with_stdin(cmd, &hook.to_string());
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let command = value["hookSpecificOutput"]["updatedInput"]["command"].as_str().unwrap().to_owned();
+
+    let path = format!(".:{}", std::env::var("PATH").unwrap());
+    let mut bash = repo.command("bash", &repo.root);
+    let ran = bash.args(["-c", &command]).env("PATH", path).output().unwrap();
+    assert!(ran.status.success(), "{command}: {}", String::from_utf8_lossy(&ran.stderr));
+    let info: Value =
+        serde_json::from_slice(&ran.stdout).unwrap_or_else(|_| panic!("not wt's info: {command}"));
+    assert_eq!(info["name"], "api", "{info:#}");
+    assert!(!repo.root.join("planted-ran").exists(), "the planted wt ran outside the sandbox: {command}");
+}

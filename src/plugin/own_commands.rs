@@ -9,11 +9,16 @@
 //! `cd <its worktree> &&` (the agent's rules begin every command with it). Every word must be
 //! plain (no variable, substitution or glob), with no assignment, no redirection and nothing
 //! before or after it; anything else gets no say here and goes the normal way.
+//!
+//! What runs is this wt by its absolute path, in the worktree: the call is rewritten to
+//! `cd <worktree> && '<this wt>' <command> <its words>`, never `wt` looked up on PATH — where a
+//! relative entry (`.`, `node_modules/.bin`) would find a `wt` the agent planted in its worktree
+//! and run it outside the sandbox, and where another tool's `wt` may come first.
 
 use std::path::Path;
 
 use crate::guard::shell::{self, Join, Node, Segment, SimpleCommand};
-use crate::guard::{Decision, HookInput};
+use crate::guard::{Decision, HookInput, quote};
 
 /// The names wt is installed under.
 const PROGRAMS: &[&str] = &["wt", "spectacular-wt"];
@@ -31,21 +36,40 @@ fn known_flags(command: &str) -> Option<&'static [(&'static str, bool)]> {
     })
 }
 
-/// Allowed unwrapped when `input` is exactly one of the agent `name`'s own wt commands on its
-/// worktree `root`; None otherwise (the call goes the normal way).
+/// Allowed unwrapped, rewritten to run this wt by its path in the worktree, when `input` is
+/// exactly one of the agent `name`'s own wt commands on its worktree `root`; None otherwise (the
+/// call goes the normal way).
 pub fn approve(input: &HookInput, name: &str, root: &Path) -> Option<Decision> {
     let command = input.tool_input.get("command").and_then(|v| v.as_str())?;
-    if input.tool_name.as_deref() != Some("Bash") || !is_own_command(command, name, root) {
+    if input.tool_name.as_deref() != Some("Bash") {
         return None;
     }
-    Some(Decision::Allow(format!(
-        "`{command}` is wt acting on the team worktree {name}, which writes outside it (the remote, git-spice's \
-         and wt's state), so it runs as it is, outside `wt sandbox`"
-    )))
+    let args = own_command_args(command, name, root)?;
+    let exe = crate::process::hook_exe().ok()?;
+    let mut words = vec![quote(&exe.to_string_lossy())];
+    words.extend(args.iter().map(|arg| quote(arg)));
+    let mut rewritten = input.tool_input.clone();
+    rewritten["command"] = format!("cd {} && {}", quote(&root.to_string_lossy()), words.join(" ")).into();
+    Some(Decision::Rewrite {
+        reason: format!(
+            "`{command}` is wt acting on the team worktree {name}, which writes outside it (the remote, \
+             git-spice's and wt's state), so it runs outside `wt sandbox`, as {} itself",
+            exe.display()
+        ),
+        input: rewritten,
+        ask: false,
+    })
 }
 
+#[cfg(test)]
 fn is_own_command(command: &str, name: &str, root: &Path) -> bool {
-    let Ok(script) = shell::parse(command) else { return false };
+    own_command_args(command, name, root).is_some()
+}
+
+/// The words after the program of the agent's own wt command (`push api --json`); None when
+/// `command` is anything else.
+fn own_command_args(command: &str, name: &str, root: &Path) -> Option<Vec<String>> {
+    let script = shell::parse(command).ok()?;
     let commands: Option<Vec<&SimpleCommand>> = script
         .items
         .iter()
@@ -54,12 +78,13 @@ fn is_own_command(command: &str, name: &str, root: &Path) -> bool {
             _ => None,
         })
         .collect();
-    let Some(commands) = commands else { return false };
-    match commands.as_slice() {
-        [wt] => is_own_wt(wt, name),
-        [cd, wt] => script.items[1].join == Join::And && is_cd_into(cd, root) && is_own_wt(wt, name),
-        _ => false,
-    }
+    let wt = match commands?.as_slice() {
+        [wt] => *wt,
+        [cd, wt] if script.items[1].join == Join::And && is_cd_into(cd, root) => *wt,
+        _ => return None,
+    };
+    let words = plain_words(wt)?;
+    is_own_wt(&words, name).then(|| words[1..].to_vec())
 }
 
 /// The plain words of a command with no assignment and no redirection: all literal, and no
@@ -80,9 +105,8 @@ fn is_cd_into(command: &SimpleCommand, root: &Path) -> bool {
     matches!(words.as_slice(), [cd, dir] if cd == "cd" && dir.trim_end_matches('/') == root.trim_end_matches('/'))
 }
 
-fn is_own_wt(command: &SimpleCommand, name: &str) -> bool {
-    let Some(words) = plain_words(command) else { return false };
-    let [program, subcommand, rest @ ..] = words.as_slice() else { return false };
+fn is_own_wt(words: &[String], name: &str) -> bool {
+    let [program, subcommand, rest @ ..] = words else { return false };
     let Some(flags) = known_flags(subcommand) else { return false };
     if !is_wt(program) {
         return false;
@@ -159,6 +183,27 @@ mod tests {
         ] {
             assert!(own(command), "{command}");
         }
+    }
+
+    #[test]
+    fn it_runs_as_this_wt_by_its_path_in_the_worktree_whatever_wt_the_path_would_find() {
+        let input: HookInput = serde_json::from_value(serde_json::json!({
+            "tool_name": "Bash",
+            "tool_input": {"command": "wt poll api --json", "run_in_background": true, "description": "poll"},
+        }))
+        .unwrap();
+        let Some(Decision::Rewrite { input: rewritten, ask: false, .. }) =
+            approve(&input, "api", Path::new(ROOT))
+        else {
+            panic!("not rewritten")
+        };
+        let exe = crate::process::hook_exe().unwrap();
+        let expected = format!("cd '{ROOT}' && {} 'poll' 'api' '--json'", quote(&exe.to_string_lossy()));
+        assert_eq!(rewritten["command"], expected.as_str());
+        assert_eq!(
+            (&rewritten["run_in_background"], &rewritten["description"]),
+            (&true.into(), &"poll".into())
+        );
     }
 
     #[test]
