@@ -10,10 +10,14 @@
 //! plain (no variable, substitution or glob), with no assignment, no redirection and nothing
 //! before or after it; anything else gets no say here and goes the normal way.
 //!
-//! What runs is this wt by its absolute path, in the worktree: the call is rewritten to
-//! `cd <worktree> && '<this wt>' <command> <its words>`, never `wt` looked up on PATH — where a
-//! relative entry (`.`, `node_modules/.bin`) would find a `wt` the agent planted in its worktree
-//! and run it outside the sandbox, and where another tool's `wt` may come first.
+//! What runs is this wt by its absolute path, in the main checkout: the call is rewritten to
+//! `cd <main checkout> && '<this wt>' <command> <its words>`, never `wt` looked up on PATH —
+//! where a relative entry (`.`, `node_modules/.bin`) would find a `wt` the agent planted in its
+//! worktree and run it outside the sandbox, and where another tool's `wt` may come first — and
+//! never from the worktree, whose `.git` file is the agent's: wt would find the repository
+//! through it, and so whatever repository (and config) the agent pointed it at. The main
+//! checkout is the one holding `.worktrees/<name>`; wt then checks that worktree's git files
+//! before it runs git there (`team::git_state`).
 
 use std::path::Path;
 
@@ -36,7 +40,7 @@ fn known_flags(command: &str) -> Option<&'static [(&'static str, bool)]> {
     })
 }
 
-/// Allowed unwrapped, rewritten to run this wt by its path in the worktree, when `input` is
+/// Allowed unwrapped, rewritten to run this wt by its path in the main checkout, when `input` is
 /// exactly one of the agent `name`'s own wt commands on its worktree `root`; None otherwise (the
 /// call goes the normal way).
 pub fn approve(input: &HookInput, name: &str, root: &Path) -> Option<Decision> {
@@ -48,8 +52,10 @@ pub fn approve(input: &HookInput, name: &str, root: &Path) -> Option<Decision> {
     let exe = crate::process::hook_exe().ok()?;
     let mut words = vec![quote(&exe.to_string_lossy())];
     words.extend(args.iter().map(|arg| quote(arg)));
+    // `root` is `<main checkout>/.worktrees/<name>`, as the caller found it.
+    let checkout = root.parent().and_then(Path::parent)?;
     let mut rewritten = input.tool_input.clone();
-    rewritten["command"] = format!("cd {} && {}", quote(&root.to_string_lossy()), words.join(" ")).into();
+    rewritten["command"] = format!("cd {} && {}", quote(&checkout.to_string_lossy()), words.join(" ")).into();
     Some(Decision::Rewrite {
         reason: format!(
             "`{command}` is wt acting on the team worktree {name}, which writes outside it (the remote, \
@@ -186,7 +192,7 @@ mod tests {
     }
 
     #[test]
-    fn it_runs_as_this_wt_by_its_path_in_the_worktree_whatever_wt_the_path_would_find() {
+    fn it_runs_as_this_wt_by_its_path_in_the_main_checkout_whatever_wt_the_path_would_find() {
         let input: HookInput = serde_json::from_value(serde_json::json!({
             "tool_name": "Bash",
             "tool_input": {"command": "wt poll api --json", "run_in_background": true, "description": "poll"},
@@ -198,7 +204,7 @@ mod tests {
             panic!("not rewritten")
         };
         let exe = crate::process::hook_exe().unwrap();
-        let expected = format!("cd '{ROOT}' && {} 'poll' 'api' '--json'", quote(&exe.to_string_lossy()));
+        let expected = format!("cd '/r' && {} 'poll' 'api' '--json'", quote(&exe.to_string_lossy()));
         assert_eq!(rewritten["command"], expected.as_str());
         assert_eq!(
             (&rewritten["run_in_background"], &rewritten["description"]),

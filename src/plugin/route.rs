@@ -75,7 +75,7 @@ pub fn objects_of(assignment: &Assignment) -> Option<PathBuf> {
 /// `wt sandbox` (a team has no policy-only mode). `Err`: no such worktree, so the agent, which is
 /// wt's by its name, is blocked rather than left unguarded.
 fn team_worktree(agent_type: &str, name: &str, cwd: &Path) -> Result<Assignment, String> {
-    let repo = Repo::discover(cwd).map_err(|_| {
+    let repo = Repo::discover(&discovery_start(cwd)).map_err(|_| {
         format!(
             "{agent_type} is the agent of a wt team worktree, but {} is not inside a git repository",
             cwd.display()
@@ -99,6 +99,21 @@ fn team_worktree(agent_type: &str, name: &str, cwd: &Path) -> Result<Assignment,
     })
 }
 
+/// Where to look for the repository from: `cwd`, or, when it lies in `<checkout>/.worktrees/…`
+/// of a main checkout, that checkout. A worktree's `.git` file is its agent's to write: found
+/// through it, the repository would be whichever the agent pointed it at — one it made, whose
+/// config names the programs git runs.
+fn discovery_start(cwd: &Path) -> PathBuf {
+    let mut prefix = PathBuf::new();
+    for component in cwd.components() {
+        if component.as_os_str() == crate::git::WORKTREES_DIR && prefix.join(".git").is_dir() {
+            return prefix;
+        }
+        prefix.push(component);
+    }
+    cwd.to_owned()
+}
+
 /// The team name of `target` when it is a team worktree: `.worktrees/<name>` of its repository,
 /// on branch `<name>` (what a generated agent's own hook passes as `--root` and `--branch`).
 pub fn team_of(target: &Target) -> Option<String> {
@@ -109,4 +124,23 @@ pub fn team_of(target: &Target) -> Option<String> {
         std::fs::canonicalize(a).ok().zip(std::fs::canonicalize(b).ok()).is_some_and(|(a, b)| a == b)
     };
     same(&expected, &target.root).then(|| name.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repository_is_looked_for_from_the_checkout_holding_its_worktrees() {
+        let temp = tempfile::tempdir().unwrap();
+        let checkout = temp.path().join("repo");
+        let inside = checkout.join(".worktrees/api/.fake/.worktrees/api/src");
+        std::fs::create_dir_all(&inside).unwrap();
+        std::fs::create_dir_all(checkout.join(".git")).unwrap();
+        // Not through the worktree's own `.git`, which its agent may point anywhere.
+        assert_eq!(discovery_start(&inside), checkout);
+        assert_eq!(discovery_start(&checkout.join("src")), checkout.join("src"));
+        let elsewhere = temp.path().join("other/.worktrees/x");
+        assert_eq!(discovery_start(&elsewhere), elsewhere, "no checkout holds it");
+    }
 }

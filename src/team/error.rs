@@ -48,6 +48,8 @@ pub enum TeamError {
     Blocked { doing: String, blockers: Vec<Blocker> },
     #[error("moving {branch} onto {onto} stopped on a conflict, and was put back as it was: {detail}")]
     Conflict { branch: String, onto: String, worktree: Option<PathBuf>, detail: String },
+    #[error("wt runs no git in {}, whose git files are not as git leaves them: {found}", worktree.display())]
+    Tampered { worktree: PathBuf, found: String },
     /// `wt push`, `pr`, `rebase` and `sync` (`review_error.rs`).
     #[error(transparent)]
     Review(#[from] ReviewError),
@@ -150,6 +152,16 @@ impl TeamError {
                 fixes.dedup();
                 (Refused, Some(fixes.join("; ")))
             }
+            TeamError::Tampered { worktree, .. } => (
+                Refused,
+                Some(format!(
+                    "git and git-spice run outside the sandbox there, so whatever led them elsewhere must go first: \
+                     look at what is in that worktree's git files (`git worktree repair {}` links a moved worktree \
+                     again; a symlink, fifo or foreign rebase left there is removed by hand, or the worktree with \
+                     `{wt} cleanup <name> --force`), then run the command again",
+                    worktree.display()
+                )),
+            ),
             TeamError::Conflict { branch, onto, worktree, .. } => {
                 let place = match worktree {
                     Some(path) => format!("cd {} && ", path.display()),

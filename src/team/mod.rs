@@ -35,6 +35,7 @@ pub mod agent_file;
 mod create;
 mod diff;
 mod error;
+mod git_state;
 mod graph;
 mod lease;
 pub mod name;

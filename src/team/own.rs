@@ -54,6 +54,8 @@ pub fn resolve(team: &TeamRepo, name: &str) -> Result<OwnBranch, TeamError> {
     if team.graph()?.trunk() == Some(name) {
         return Err(ReviewError::Trunk { name: name.to_owned() }.into());
     }
+    // Its agent wrote there; what follows runs git there outside the sandbox.
+    super::git_state::check(team.repo().common_dir(), &worktree, name)?;
     Ok(OwnBranch { name: name.to_owned(), worktree, branch: name.to_owned() })
 }
 

@@ -339,6 +339,9 @@ fn resubmit(
         let submitted = state.lease(team).and_then(|_| {
             super::submit::align_tracking_ref(team, &state)?;
             let dir = checked_out_at(&worktrees, branch).unwrap_or(team.repo().root());
+            if dir != team.repo().root() {
+                super::git_state::check(team.repo().common_dir(), dir, branch)?;
+            }
             let options = BranchSubmit { draft: false, update_only: true };
             team.spice()
                 .branch_submit(dir, branch, options)

@@ -174,7 +174,11 @@ fn in_worktree_of(
     work: impl FnOnce(&Path, bool) -> Result<(), TeamError>,
 ) -> Result<(), TeamError> {
     match place(team, branch)? {
-        Place::Worktree(dir) => work(&dir, true),
+        Place::Worktree(dir) => {
+            // An agent may have written its git files; git-spice runs there outside any sandbox.
+            super::git_state::check(team.repo().common_dir(), &dir, branch)?;
+            work(&dir, true)
+        }
         Place::MainCheckout => Err(TeamError::Blocked {
             doing: format!("rebasing {branch}"),
             blockers: blockers(team, &[branch.to_owned()])?,
