@@ -217,3 +217,30 @@ fn a_symlink_in_the_worktrees_git_folder_is_not_written_through() {
     assert_eq!(lead.code(), 6, "{}", lead.stderr());
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine\n", "written through the symlink");
 }
+
+#[test]
+fn a_guard_that_cannot_read_what_it_must_blocks_the_call_before_claude_code_gives_up_on_it() {
+    let repo = team();
+    let agent = Agent::new(&repo);
+    let worktree = agent.worktree();
+    // A fifo where the guard reads: a script the command runs (the guard reads a script in the
+    // worktree before it runs), then the worktree's `gitdir` record in its admin folder (read on
+    // every call). Nobody writes to them, so the guard's read would wait for ever; Claude Code
+    // runs a call whose hook times out, as written, outside the sandbox.
+    let script = format!("import os\nos.mkfifo('{}')\n", worktree.join("build.sh").display());
+    agent.sandboxed_python(&script);
+    let gitdir = admin(&repo).join("gitdir");
+    for (command, fifo) in [("bash build.sh", None), ("ls", Some(&gitdir))] {
+        if let Some(fifo) = fifo {
+            agent.sandboxed_python(&format!(
+                "import os\nos.remove('{fifo}')\nos.mkfifo('{fifo}')\n",
+                fifo = fifo.display()
+            ));
+        }
+        let command = format!("cd {} && {command}", worktree.display());
+        let (out, took) = agent.hook(json!({"command": command}));
+        assert!(took < HOOK_TIMEOUT, "{command}: the hook answered after {took:?}");
+        assert_eq!(out.status.code(), Some(2), "{command}: blocked: {out:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("the call is blocked"), "{out:?}");
+    }
+}

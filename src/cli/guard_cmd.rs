@@ -48,6 +48,7 @@ pub struct GuardArgs {
 }
 
 pub fn run(args: GuardArgs) -> u8 {
+    watchdog();
     let outcome = std::panic::catch_unwind(|| decide(&args));
     match outcome {
         Ok(Ok(decision)) => {
@@ -65,6 +66,22 @@ pub fn run(args: GuardArgs) -> u8 {
             BLOCK
         }
     }
+}
+
+/// Blocks the call from another thread once the hook has run for [`guard::limits::WALL_LIMIT`]:
+/// Claude Code runs a call whose hook times out, and what the guard reads is the agent's (a
+/// script it names, its worktree's git files) — a fifo there would hold the read, and with it
+/// the answer, for ever. The processor budget of a check cannot see a read that waits.
+fn watchdog() {
+    std::thread::spawn(|| {
+        std::thread::sleep(guard::limits::WALL_LIMIT);
+        eprintln!(
+            "wt guard: no decision within {} s (a file it had to read, such as a script the command runs or the \
+             worktree's git files, never delivered its content: a fifo?); the call is blocked to be safe",
+            guard::limits::WALL_LIMIT.as_secs()
+        );
+        std::process::exit(i32::from(BLOCK));
+    });
 }
 
 fn decide(args: &GuardArgs) -> Result<Decision, String> {

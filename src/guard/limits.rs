@@ -30,6 +30,12 @@ pub const MAX_STEPS: u64 = 20_000;
 /// machine busy with builds does not make an ordinary command run out of time.
 pub const TIME_BUDGET: Duration = Duration::from_millis(300);
 
+/// Wall-clock time for the whole hook, reading included: past it `wt guard` blocks the call
+/// (exit 2). Half the 10 s timeout the plugin's hooks and the generated agents give it, since
+/// Claude Code runs a call whose hook timed out; a read that waits (a fifo) uses no processor
+/// time, so [`TIME_BUDGET`] cannot catch it.
+pub const WALL_LIMIT: Duration = Duration::from_secs(5);
+
 /// Which cap was reached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limit {
