@@ -244,3 +244,38 @@ fn a_guard_that_cannot_read_what_it_must_blocks_the_call_before_claude_code_give
         assert!(String::from_utf8_lossy(&out.stderr).contains("the call is blocked"), "{out:?}");
     }
 }
+
+#[test]
+fn the_agents_own_branch_changing_commands_run_alone_in_the_foreground() {
+    let repo = team();
+    let agent = Agent::new(&repo);
+    let worktree = agent.worktree();
+    // Beside one of them, a command of the agent could change the worktree's git files between
+    // wt's check and git's reading them.
+    for command in ["wt push api", "wt pr api", "wt rebase api"] {
+        let background = agent.call(json!({"command": command, "run_in_background": true}));
+        assert!(matches!(&background, Call::Refused(why) if why.contains("foreground")), "{background:?}");
+    }
+    let (out, _) = agent.hook(json!({"command": format!("cd {} && sleep 5", worktree.display())}));
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sleeping = value["hookSpecificOutput"]["updatedInput"]["command"].as_str().unwrap().to_owned();
+    let mut running = repo.command("bash", &repo.root).args(["-c", &sleeping]).spawn().unwrap();
+    let started = Instant::now();
+    let refused = loop {
+        let (out, _) = agent.hook(json!({"command": "wt rebase api"}));
+        let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let specific = &value["hookSpecificOutput"];
+        if specific["permissionDecision"] == "deny" || started.elapsed() > Duration::from_secs(4) {
+            break specific["permissionDecisionReason"].as_str().unwrap_or_default().to_owned();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(refused.contains("waits while a command of yours still runs"), "{refused}");
+    let info = agent.bash("wt info api --json");
+    assert!(matches!(&info, Call::Ran { out, .. } if out.status.success()), "reading goes on: {info:?}");
+    running.wait().unwrap();
+    match agent.bash("wt rebase api") {
+        Call::Ran { out, .. } => assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr)),
+        other => panic!("once it ended: {other:?}"),
+    }
+}

@@ -83,7 +83,7 @@ pub fn pre_tool_use(
     let configured = config.is_some();
     let config = config.unwrap_or_default();
     if let Some(name) = &assignment.team
-        && let Some(allowed) = own_commands::approve(input, name, &assignment.target.root)
+        && let Some(allowed) = own_commands::approve(input, name, &assignment.target.root, running)
     {
         return Ok(allowed.and(guard::decide_own_command(input, &assignment.target, &config)));
     }
@@ -106,7 +106,10 @@ pub fn pre_tool_use(
 /// that is no team worktree.
 pub fn own_team_command(input: &HookInput, target: &guard::Target, config: &GuardConfig) -> Option<Decision> {
     let name = route::team_of(target)?;
-    let allowed = own_commands::approve(input, &name, &target.root)?;
+    let objects =
+        crate::sandbox::TaskWorktree::open(&target.root).ok().map(|worktree| worktree.default_objects());
+    let running = objects.is_some_and(|objects| commands_running(&objects));
+    let allowed = own_commands::approve(input, &name, &target.root, running)?;
     Some(allowed.and(guard::decide_own_command(input, target, config)))
 }
 

@@ -40,15 +40,38 @@ fn known_flags(command: &str) -> Option<&'static [(&'static str, bool)]> {
     })
 }
 
+/// The commands that change the branch, and run git and git-spice in the worktree while they
+/// do: nothing else of the agent may run there meanwhile (see [`approve`]).
+const CHANGING: &[&str] = &["push", "pr", "rebase"];
+
 /// Allowed unwrapped, rewritten to run this wt by its path in the main checkout, when `input` is
 /// exactly one of the agent `name`'s own wt commands on its worktree `root`; None otherwise (the
-/// call goes the normal way).
-pub fn approve(input: &HookInput, name: &str, root: &Path) -> Option<Decision> {
+/// call goes the normal way). `push`, `pr` and `rebase` are refused in the background, and while
+/// a command of the agent still runs in `wt sandbox` (`commands_running`): wt checks the
+/// worktree's git files before it runs git there (`team::git_state`), and a command of the agent
+/// running beside it could change them between that check and git's reading (a rebase's
+/// to-do list given an `exec` line, the `.git` link pointed elsewhere).
+pub fn approve(input: &HookInput, name: &str, root: &Path, commands_running: bool) -> Option<Decision> {
     let command = input.tool_input.get("command").and_then(|v| v.as_str())?;
     if input.tool_name.as_deref() != Some("Bash") {
         return None;
     }
     let args = own_command_args(command, name, root)?;
+    if CHANGING.contains(&args[0].as_str()) {
+        if in_background(&input.tool_input) {
+            return Some(Decision::Deny(format!(
+                "`{command}` runs git in your worktree outside the sandbox, so it runs in the foreground, with \
+                 nothing else of yours running beside it: run it again without run_in_background"
+            )));
+        }
+        if commands_running {
+            return Some(Decision::Deny(format!(
+                "`{command}` waits while a command of yours still runs in the worktree (one started in the \
+                 background?): it runs git there outside the sandbox, with nothing else of yours beside it. \
+                 Wait for that command to end or stop it, then run `{command}` again"
+            )));
+        }
+    }
     let exe = crate::process::hook_exe().ok()?;
     let mut words = vec![quote(&exe.to_string_lossy())];
     words.extend(args.iter().map(|arg| quote(arg)));
@@ -65,6 +88,16 @@ pub fn approve(input: &HookInput, name: &str, root: &Path) -> Option<Decision> {
         input: rewritten,
         ask: false,
     })
+}
+
+/// Whether the Bash call runs in the background (`run_in_background`, which Claude Code also
+/// takes as the string "true").
+fn in_background(tool_input: &serde_json::Value) -> bool {
+    match tool_input.get("run_in_background") {
+        Some(serde_json::Value::Bool(yes)) => *yes,
+        Some(serde_json::Value::String(text)) => text.eq_ignore_ascii_case("true"),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -199,7 +232,7 @@ mod tests {
         }))
         .unwrap();
         let Some(Decision::Rewrite { input: rewritten, ask: false, .. }) =
-            approve(&input, "api", Path::new(ROOT))
+            approve(&input, "api", Path::new(ROOT), false)
         else {
             panic!("not rewritten")
         };
