@@ -32,6 +32,17 @@ fn claude_plugin_validate_strict_accepts_the_repository() {
 }
 
 #[test]
+fn the_plugins_guard_blocks_the_call_when_it_fails() {
+    let hooks: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("plugin/hooks.json")).unwrap(),
+    )
+    .unwrap();
+    let guard = &hooks["hooks"]["PreToolUse"][0]["hooks"][0];
+    assert!(guard["command"].as_str().unwrap().ends_with("guard.sh\""), "{guard}");
+    assert_eq!(guard["onFailure"], "block", "a guard that crashes or times out must not let the call run");
+}
+
+#[test]
 fn task_completed_refuses_a_worker_with_no_commit_or_uncommitted_files() {
     let repo = TestRepo::new();
     let plan = repo.plan(

@@ -98,7 +98,7 @@ fn settings(command: &str) -> String {
         "hooks": {
             "PreToolUse": [{
                 "matcher": GUARDED_TOOLS,
-                "hooks": [{ "type": "command", "command": command, "timeout": 10 }]
+                "hooks": [{ "type": "command", "command": command, "timeout": 10, "onFailure": "block" }]
             }]
         }
     });
@@ -147,5 +147,6 @@ mod tests {
             hook["hooks"][0]["command"],
             "'/bin/wt' guard --root '/r/wt' --branch 'b' --rules '/r/rules.toml' --contained"
         );
+        assert_eq!(hook["hooks"][0]["onFailure"], "block", "a guard that fails blocks the call");
     }
 }

@@ -53,7 +53,7 @@ pub fn render(spec: &AgentSpec) -> String {
     let _ = writeln!(text, "skills:\n  - worktree-worker");
     let _ = writeln!(text, "hooks:\n  PreToolUse:\n    - matcher: {}", json(GUARDED_TOOLS));
     let _ = writeln!(text, "      hooks:\n        - type: command\n          command: {}", json(&spec.guard));
-    let _ = writeln!(text, "          timeout: 10");
+    let _ = writeln!(text, "          timeout: 10\n          onFailure: block");
     let _ = writeln!(text, "---\n");
     let _ = writeln!(text, "{MARKER}: {} -->\n", spec.origin);
     let _ = writeln!(text, "{}\n", spec.intro);

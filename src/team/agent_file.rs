@@ -86,6 +86,10 @@ mod tests {
             "{front}"
         );
         assert!(front.contains(r#"matcher: "Edit|Write|MultiEdit|NotebookEdit|Bash""#), "{front}");
+        assert!(
+            front.contains("timeout: 10\n          onFailure: block\n"),
+            "a failing guard blocks: {front}"
+        );
     }
 
     #[test]
