@@ -473,3 +473,39 @@ fn a_wt_planted_in_the_worktree_is_not_what_runs_for_the_agents_own_command() {
     assert_eq!(info["name"], "api", "{info:#}");
     assert!(!repo.root.join("planted-ran").exists(), "the planted wt ran outside the sandbox: {command}");
 }
+
+#[test]
+fn an_agent_resolves_the_conflict_its_rebase_left_through_the_guard() {
+    let repo = TestRepo::new();
+    let dir = repo.team_worktree("b");
+    repo.wt(&["create", "a", "--base", "main"]).ok();
+    repo.team_commit_with("a", "f.txt", "a\n");
+    repo.wt(&["create", "b", "--base", "a"]).ok();
+    repo.team_commit_with("b", "f.txt", "b\n");
+    repo.team_commit_with("a", "f.txt", "a2\n");
+    assert_eq!(repo.wt(&["rebase", "b"]).code(), 6, "stopped on the conflict, left in b's worktree");
+
+    // The agent wt-b, its HEAD detached by the rebase: still routed, its Bash still sandboxed.
+    let hook = |tool: &str, input: Value| -> Value {
+        let call = json!({"cwd": repo.root, "hook_event_name": "PreToolUse", "tool_name": tool,
+                          "agent_type": "wt-b", "tool_input": input});
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_wt"));
+        cmd.arg("guard");
+        let out = common::with_stdin(cmd, &call.to_string());
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["hookSpecificOutput"].clone()
+    };
+    let run = |decision: &Value| {
+        let command = decision["updatedInput"]["command"].as_str().unwrap_or_else(|| panic!("{decision:#}"));
+        let out = repo.command("bash", &repo.root).args(["-c", command]).output().unwrap();
+        assert!(out.status.success(), "{command}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    let write = hook("Write", json!({"file_path": dir.join("f.txt"), "content": "a2 and b\n"}));
+    assert_eq!(write["permissionDecision"], "allow", "{write:#}");
+    std::fs::write(dir.join("f.txt"), "a2 and b\n").unwrap();
+    let add = hook("Bash", json!({"command": format!("cd {} && git add f.txt", dir.display())}));
+    assert!(add["updatedInput"]["command"].as_str().unwrap().contains(" sandbox --root "), "{add:#}");
+    run(&add);
+    run(&hook("Bash", json!({"command": "wt rebase b"})));
+    assert_eq!(repo.git_in(&dir, &["status", "--porcelain"]), "", "the rebase finished");
+    assert_eq!(repo.subjects("main", "b"), ["a: f.txt", "a: f.txt", "b: f.txt"]);
+}

@@ -82,7 +82,9 @@ fn team_worktree(agent_type: &str, name: &str, cwd: &Path) -> Result<Assignment,
         )
     })?;
     let root = repo.root().join(crate::git::WORKTREES_DIR).join(name);
-    let branch = crate::git::current_branch(&root).ok().flatten();
+    // A rebase of its own branch that stopped on a conflict detaches HEAD; the agent resolves it.
+    let branch =
+        crate::git::current_branch(&root).ok().flatten().or_else(|| crate::git::rebasing_branch(&root));
     if branch.as_deref() != Some(name) {
         return Err(format!(
             "{agent_type} is the agent of the wt team worktree {name}, but {} is not a worktree on branch {name}; \

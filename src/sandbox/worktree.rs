@@ -95,10 +95,17 @@ impl TaskWorktree {
         })
     }
 
-    /// Refuses a worktree that is not on `branch` (a task must commit on its own branch).
+    /// Refuses a worktree that is not on `branch` (a task must commit on its own branch), but for
+    /// one whose HEAD is detached by a rebase of `branch` itself (a conflict `wt rebase` left for
+    /// the agent to resolve: the rebase ends on `branch`).
     pub fn check_branch(&self, branch: &str) -> Result<(), SandboxError> {
+        let rebasing = |state: &str| {
+            let head = std::fs::read_to_string(self.admin.join(state).join("head-name")).unwrap_or_default();
+            head.trim().strip_prefix("refs/heads/") == Some(branch)
+        };
         match self.head()? {
             Head::Branch(actual) if actual == branch => Ok(()),
+            Head::Other(_) if rebasing("rebase-merge") || rebasing("rebase-apply") => Ok(()),
             actual => Err(SandboxError::WrongBranch {
                 root: self.root.clone(),
                 expected: branch.to_owned(),
