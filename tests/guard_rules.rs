@@ -210,7 +210,7 @@ fn sandbox_wrapping_keeps_the_rules_and_a_rule_still_denies_or_asks() {
     let command = updated["command"].as_str().unwrap();
     let rules = repo.root.join(".spectacular/guard.toml");
     let expected = format!(
-        r#"' sandbox --root '{}' --branch 'docs/readme' --rules '{}' -- bash -c 'ls -la '\''it'\'''\''s'\'''"#,
+        r#"' sandbox --root '{}' --branch 'docs/readme' --rules '{}' --check -- bash -c 'ls -la '\''it'\'''\''s'\'''"#,
         docs.canonicalize().unwrap().display(),
         rules.display()
     );

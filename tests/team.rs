@@ -261,7 +261,8 @@ fn a_team_agent_is_routed_to_its_worktree_and_its_commands_run_in_the_sandbox() 
     assert_eq!(decision, "allow");
     let command = updated["command"].as_str().unwrap();
     assert!(
-        command.contains(&format!(" sandbox --root '{}' --branch 'api' -- bash -c 'ls'", dir.display())),
+        command
+            .contains(&format!(" sandbox --root '{}' --branch 'api' --check -- bash -c 'ls'", dir.display())),
         "{command}"
     );
     let write = |path: PathBuf| routed(&repo, "wt-api", "Write", json!({"file_path": path, "content": "x"}));

@@ -95,16 +95,24 @@ impl<'a> Agent<'a> {
         Call::Ran { command, out }
     }
 
-    /// Runs the Python program `code` in the worktree, as the agent's sandboxed Bash call (from
-    /// a script outside the worktree, which the guard cannot read and so leaves to the kernel).
-    fn sandboxed_python(&self, code: &str) {
+    /// Runs the Python program `code` in the worktree as the agent's sandboxed Bash call (from a
+    /// script outside the worktree, which the guard cannot read and so leaves to the kernel):
+    /// what it made in the git files its sandbox may write is found and undone when it ends.
+    fn sandboxed_python(&self, code: &str) -> Output {
         let script = self.repo.scratch.join("agent.py");
         std::fs::write(&script, code).unwrap();
         let command = format!("cd {} && python3 {}", self.worktree().display(), script.display());
         match self.bash(&command) {
-            Call::Ran { command, out } if out.status.success() && command.contains(" sandbox --root ") => {}
-            other => panic!("the agent's own command did not run in its sandbox: {other:?}"),
+            Call::Ran { command, out } if command.contains(" --check ") => out,
+            other => panic!("the agent's own command did not run in its checked sandbox: {other:?}"),
         }
+    }
+
+    /// Makes what `code` makes as if that check had missed it (run directly, as the sandbox lets
+    /// the agent write those files): wt's own commands must still not follow it.
+    fn planted_past_the_check(&self, code: &str) {
+        let out = self.repo.command("python3", &self.worktree()).args(["-c", code]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     }
 }
 
@@ -129,7 +137,7 @@ fn a_rebase_the_agent_planted_in_its_git_folder_runs_none_of_its_exec_lines() {
     // Its sandbox may write its admin folder (a commit writes HEAD, index and logs there), so
     // it can leave a rebase "under way" whose to-do list runs a program: `git rebase
     // --continue`, which `wt rebase api` runs outside the sandbox, would run it.
-    agent.sandboxed_python(&format!(
+    agent.planted_past_the_check(&format!(
         "import os, subprocess\n\
          state = '{admin}/rebase-merge'\n\
          os.makedirs(state)\n\
@@ -159,7 +167,7 @@ fn a_git_link_pointed_at_a_repository_the_agent_made_runs_none_of_its_programs()
     // finding the repository from the worktree, would take that one for the real one.
     let worktree = repo.team_worktree("api");
     let fake = worktree.join(".fake");
-    Agent::new(&repo).sandboxed_python(&format!(
+    Agent::new(&repo).planted_past_the_check(&format!(
         "import os, subprocess\n\
          env = {{k: v for k, v in os.environ.items() if not k.startswith('GIT_OBJECT') and 'ALTERNATE' not in k}}\n\
          def run(*args, cwd='{fake}'):\n\
@@ -204,11 +212,16 @@ fn a_symlink_in_the_worktrees_git_folder_is_not_written_through() {
     std::fs::write(&victim, "mine\n").unwrap();
     // The worktree's reflog, a symlink to a file outside: a rebase outside the sandbox appends
     // to it a line per step, with the subjects of the agent's commits.
-    agent.sandboxed_python(&format!(
-        "import os\nos.remove('{log}')\nos.symlink('{victim}', '{log}')\n",
+    let plant = format!(
+        "import os\nif os.path.lexists('{log}'):\n    os.remove('{log}')\nos.symlink('{victim}', '{log}')\n",
         log = admin(&repo).join("logs/HEAD").display(),
         victim = victim.display(),
-    ));
+    );
+    // Made in its sandbox, the symlink is gone when the command ends, which fails for it.
+    let out = agent.sandboxed_python(&plant);
+    assert!(!out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!admin(&repo).join("logs/HEAD").is_symlink(), "{}", String::from_utf8_lossy(&out.stderr));
+    agent.planted_past_the_check(&plant);
     repo.git(&["commit", "--quiet", "--allow-empty", "-m", "main moves on"]);
     agent.bash("wt rebase api").assert_ran_unwrapped_and_failed("logs/HEAD is a symlink");
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine\n", "written through the symlink");
@@ -232,7 +245,8 @@ fn a_guard_that_cannot_read_what_it_must_blocks_the_call_before_claude_code_give
     let gitdir = admin(&repo).join("gitdir");
     for (command, fifo) in [("bash build.sh", None), ("ls", Some(&gitdir))] {
         if let Some(fifo) = fifo {
-            agent.sandboxed_python(&format!(
+            // In a git folder, the check at the end of a sandboxed command would remove it.
+            agent.planted_past_the_check(&format!(
                 "import os\nos.remove('{fifo}')\nos.mkfifo('{fifo}')\n",
                 fifo = fifo.display()
             ));
@@ -278,4 +292,42 @@ fn the_agents_own_branch_changing_commands_run_alone_in_the_foreground() {
         Call::Ran { out, .. } => assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr)),
         other => panic!("once it ended: {other:?}"),
     }
+}
+
+#[test]
+fn other_branches_the_agent_moves_from_its_sandbox_are_put_back_when_the_command_ends() {
+    let repo = team();
+    repo.team_commit("api", "api.txt");
+    repo.team_commit("web", "web.txt");
+    let (main, web) = (repo.git(&["rev-parse", "main"]), repo.git(&["rev-parse", "web"]));
+    let agent = Agent::new(&repo);
+    // The kernel must let a commit write refs/heads (a lock file renamed over the branch), so
+    // from inside its sandbox the agent can point any branch anywhere, or make or delete one.
+    let common = repo.root.join(".git");
+    let code = format!(
+        "import os\nc = {common:?}\nmine = open(c + '/refs/heads/api').read()\n\
+         for ref in ['main', 'web', 'evil']:\n    open(c + '/refs/heads/' + ref, 'w').write(mine)\n",
+        common = common.display().to_string()
+    );
+    let script = repo.scratch.join("agent.py");
+    std::fs::write(&script, code).unwrap();
+    let call = agent.bash(&format!("cd {} && python3 {}", agent.worktree().display(), script.display()));
+    let Call::Ran { command, out } = call else { panic!("refused: {call:?}") };
+    assert!(command.contains(" sandbox --root ") && command.contains(" --check "), "{command}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the command fails for what it did: {stderr}");
+    assert!(stderr.contains("wt put it back"), "{stderr}");
+    assert_eq!(repo.git(&["rev-parse", "main"]), main, "main is back: {stderr}");
+    assert_eq!(repo.git(&["rev-parse", "web"]), web, "web is back: {stderr}");
+    assert!(!repo.branch_exists("evil"), "the branch it made is gone: {stderr}");
+    assert_eq!(repo.git(&["status", "--porcelain"]), "", "the user's checkout shows nothing staged");
+
+    // Its own commits on its own branch still go through, checked and quiet.
+    let commit = agent.bash(&format!(
+        "cd {} && echo more > more.txt && git add more.txt && git commit --quiet -m more",
+        agent.worktree().display()
+    ));
+    let Call::Ran { out, .. } = commit else { panic!("refused: {commit:?}") };
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(repo.subjects("main", "api"), ["api: api.txt", "more"]);
 }

@@ -47,6 +47,11 @@ pub struct SandboxArgs {
     /// written; default: <git dir>/spectacular/objects/<worktree folder name>.
     #[arg(long, value_name = "DIR")]
     objects: Option<PathBuf>,
+    /// After the command, put back what it changed that the kernel must let a commit change
+    /// (other branches, the worktree's links to the repository) and fail when it did: for
+    /// commands no engine checks afterwards (a team agent's).
+    #[arg(long, requires = "branch")]
+    check: bool,
     /// The command to run and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     command: Vec<OsString>,
@@ -69,6 +74,13 @@ pub fn run(args: SandboxArgs, cwd: &Path) -> Result<u8, CliError> {
         .env("TEMP", tmp)
         .env("GIT_OBJECT_DIRECTORY", &policy.objects)
         .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &policy.alternate);
+    let watch = match (&args.check, &args.branch) {
+        (true, Some(branch)) => {
+            let repo = crate::git::Repo::discover(worktree.root())?;
+            Some((crate::engine::watch_command(&repo, worktree.root(), branch)?, repo, branch.clone()))
+        }
+        _ => None,
+    };
     let confine = move || confinement.enforce();
     // Until the command and what it started end, the guard refuses the agent's Write and Edit.
     let running =
@@ -76,9 +88,17 @@ pub fn run(args: SandboxArgs, cwd: &Path) -> Result<u8, CliError> {
     let ended = command.run_supervised(confine).map_err(exec_error)?;
     drop(running);
     take_objects_in(&worktree, &policy.objects);
-    match ended {
-        ExitDescription::Code(code) => Ok(u8::try_from(code).unwrap_or(u8::MAX)),
-        ExitDescription::Signal(signal) => Ok(u8::try_from(128 + signal).unwrap_or(u8::MAX)),
+    let code = match ended {
+        ExitDescription::Code(code) => u8::try_from(code).unwrap_or(u8::MAX),
+        ExitDescription::Signal(signal) => u8::try_from(128 + signal).unwrap_or(u8::MAX),
+    };
+    let Some((watch, repo, branch)) = watch else { return Ok(code) };
+    match watch.verdict_locked(&repo, worktree.root(), &branch)? {
+        Some(verdict) => {
+            eprintln!("wt sandbox: {verdict}");
+            Ok(code.max(1))
+        }
+        None => Ok(code),
     }
 }
 

@@ -33,6 +33,7 @@ pub use base::resolve_base;
 pub use cleanup::{CleanupReport, CleanupRequest, cleanup};
 pub use error::{EngineError, ErrorKind};
 pub use event::{Event, EventSink, StackEntry};
+pub use integrity::watch_command;
 pub use phases::{Driven, PhaseDriver, PhaseEnd, RunOutcome, drive};
 pub use placement::{has_work, place_in_main, place_in_own_worktree};
 pub use prepare::prepare;

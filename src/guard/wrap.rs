@@ -1,7 +1,10 @@
 //! The command line that runs a Bash call inside `wt sandbox` (the plugin's workers, which wt
 //! cannot sandbox as a whole): `'<wt>' sandbox --root '<worktree>' [--branch '<b>'] [--rules
-//! '<file>'] [--tmp '<dir>' --objects '<dir>'] -- bash -c '<the original command>'`. Every piece is single-quoted, so the original
-//! command reaches `bash -c` byte for byte, whatever it holds.
+//! '<file>'] [--tmp '<dir>' --objects '<dir>' | --check] -- bash -c '<the original command>'`.
+//! Every piece is single-quoted, so the original command reaches `bash -c` byte for byte,
+//! whatever it holds. A command of a run's task (with its task folders) is checked by the engine
+//! when the task's turn ends; any other — a team agent's, one in a worktree made by hand — is
+//! checked by `wt sandbox` itself when it ends (`--check`).
 
 use std::path::Path;
 
@@ -32,8 +35,12 @@ impl Sandbox<'_> {
         if let Some(rules) = self.rules {
             line.push_str(&format!(" --rules {}", path(rules)));
         }
-        if let Some(folders) = self.folders {
-            line.push_str(&format!(" --tmp {} --objects {}", path(&folders.tmp), path(&folders.objects)));
+        match (self.folders, self.branch) {
+            (Some(folders), _) => {
+                line.push_str(&format!(" --tmp {} --objects {}", path(&folders.tmp), path(&folders.objects)))
+            }
+            (None, Some(_)) => line.push_str(" --check"),
+            (None, None) => {}
         }
         line.push_str(&format!(" -- bash -c {}", quote(command)));
         line
@@ -61,7 +68,7 @@ mod tests {
         let line = sandbox.around("echo 'it''s' \"$HOME\" && git status");
         assert_eq!(
             line,
-            r#"'/opt/wt bin/wt' sandbox --root '/r/wt' --branch 'feat/x' --rules '/r/rules.toml' -- bash -c 'echo '\''it'\'''\''s'\'' "$HOME" && git status'"#
+            r#"'/opt/wt bin/wt' sandbox --root '/r/wt' --branch 'feat/x' --rules '/r/rules.toml' --check -- bash -c 'echo '\''it'\'''\''s'\'' "$HOME" && git status'"#
         );
         let script = crate::guard::shell::parse(&line).unwrap();
         let crate::guard::shell::Node::Command(command) = &script.items[0].node else { panic!() };

@@ -63,7 +63,13 @@ pub fn check_links(snapshot: &Snapshot, worktree: &Path, branch: &str) -> Result
     if let Some(admin) = &snapshot.admin {
         let head = admin.join("HEAD");
         let expected = format!("ref: refs/heads/{branch}\n");
-        if std::fs::read_to_string(&head).ok().as_deref() != Some(expected.as_str()) {
+        // A rebase of the branch itself detaches HEAD until it ends (one `wt rebase` left on a
+        // conflict for a team agent to resolve).
+        let rebasing = ["rebase-merge", "rebase-apply"].iter().any(|state| {
+            let name = std::fs::read_to_string(admin.join(state).join("head-name")).unwrap_or_default();
+            name.trim() == format!("refs/heads/{branch}")
+        });
+        if !rebasing && std::fs::read_to_string(&head).ok().as_deref() != Some(expected.as_str()) {
             replace_with(&head, expected.as_bytes())?;
             changes.push(format!(
                 "switched {} away from its branch {branch} (HEAD put back; the files are as the agent left them)",

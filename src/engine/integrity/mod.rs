@@ -43,6 +43,11 @@ pub struct Snapshot {
     refs: refs::RefsSnapshot,
     /// The main checkout's HEAD and what its index records, when no kernel sandbox protects them.
     main: Option<(Option<String>, String)>,
+    /// The repository's config and hooks are not compared: a command's check (`wt sandbox
+    /// --check`) spans others' legitimate changes to them (a sibling's `wt pr` records its
+    /// branch's remote in the config), and the kernel keeps the command from writing them.
+    #[serde(default)]
+    without_shared: bool,
 }
 
 /// What a task may change besides its own branch: the refs others move meanwhile.
@@ -92,6 +97,30 @@ impl Watch {
     }
 }
 
+/// Watches one command in `worktree` on `branch` that no engine checks afterwards (a team agent's,
+/// through `wt sandbox --check`): the snapshot is taken under the repo lock, so no change of wt's
+/// own is half made; the command may change its own branch, and other runs' as their engines do.
+pub fn watch_command(repo: &Repo, worktree: &Path, branch: &str) -> Result<Watch, EngineError> {
+    let layout = StateLayout::new(repo.common_dir());
+    let _repo_lock = crate::store::FileLock::acquire(&layout.repo_lock())?;
+    let snapshot = Snapshot { without_shared: true, ..take(repo, worktree, true)? };
+    Ok(Watch { snapshot, allowed: Allowed::for_task(&layout, "", branch) })
+}
+
+impl Watch {
+    /// [`Watch::verdict`] under the repo lock, as a command's check runs beside wt's own work.
+    pub fn verdict_locked(
+        &self,
+        repo: &Repo,
+        worktree: &Path,
+        branch: &str,
+    ) -> Result<Option<String>, EngineError> {
+        let layout = StateLayout::new(repo.common_dir());
+        let _repo_lock = crate::store::FileLock::acquire(&layout.repo_lock())?;
+        self.verdict(repo, worktree, branch)
+    }
+}
+
 pub fn take(repo: &Repo, worktree: &Path, kernel_contained: bool) -> Result<Snapshot, EngineError> {
     let common = repo.common_dir();
     let admin = git::worktree_admin_dir(worktree);
@@ -108,7 +137,7 @@ pub fn take(repo: &Repo, worktree: &Path, kernel_contained: bool) -> Result<Snap
         false => Some((std::fs::read_to_string(common.join("HEAD")).ok(), repo.index_digest()?)),
     };
     let refs = refs::RefsSnapshot::take(repo, admin.as_deref())?;
-    Ok(Snapshot { common: common.to_owned(), admin, links, shared, refs, main })
+    Ok(Snapshot { common: common.to_owned(), admin, links, shared, refs, main, without_shared: false })
 }
 
 /// Compares the repository with `snapshot`, puts back what the task changed, and says what that
@@ -125,7 +154,9 @@ fn check(repo: &Repo, snapshot: &Snapshot, worktree: &Path, branch: &str, allowe
     part("the worktree's link", files::check_links(snapshot, worktree, branch));
     part("the worktree", files::disable_nested_repositories(worktree));
     part("the refs", refs::check(repo, &snapshot.refs, allowed, snapshot.admin.as_deref()));
-    part("the repository's config and hooks", files::check_shared(snapshot));
+    if !snapshot.without_shared {
+        part("the repository's config and hooks", files::check_shared(snapshot));
+    }
     if let Some((head, index)) = &snapshot.main {
         if std::fs::read_to_string(repo.common_dir().join("HEAD")).ok() != *head {
             changes.push("the main checkout's HEAD changed (not put back: it may have been you)".into());
