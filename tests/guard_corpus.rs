@@ -127,7 +127,7 @@ fn check_wrapped(layout: &Layout, input: &Value, updated: &Value) -> Result<(), 
     let quoted = format!("'{}'", original.replace('\'', r"'\''"));
     let command = updated["command"].as_str().unwrap_or_default();
     let root = layout.root.to_str().unwrap();
-    let middle = format!("' sandbox --root '{root}' --branch '{BRANCH}' -- bash -c {quoted}");
+    let middle = format!("' sandbox --root '{root}' --branch '{BRANCH}' --check -- bash -c {quoted}");
     if !command.starts_with('\'')
         || !command.ends_with(&middle)
         || updated["description"] != input["description"]
