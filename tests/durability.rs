@@ -64,9 +64,8 @@ fn assert_complete_stack(repo: &TestRepo) {
         assert!(top.join(file).exists(), "{file} is missing from the top of the stack");
     }
     assert_eq!(repo.git_in(&top, &["branch", "--show-current"]).trim(), BRANCHES[5]);
-    let leftovers: Vec<_> =
-        std::fs::read_dir(repo.root.join(".worktrees")).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert_eq!(leftovers.len(), 1, "only the main worktree stays: {leftovers:?}");
+    assert_eq!(repo.worktree_folders(), ["c0ffee-main"], "only the main worktree stays");
+    assert!(repo.parked().len() <= 3, "the three task worktrees went to the pool, or were removed");
 }
 
 fn crash_then_resume(crash_at: &str) {
@@ -317,10 +316,8 @@ fn a_worktree_folder_left_by_an_interrupted_add_is_made_again_but_a_foreign_one_
     std::fs::remove_dir(&foreign).unwrap();
     repo.wt(&["run", plan.to_str().unwrap()]).ok();
     repo.assert_linear_stack("main", &BRANCHES);
-    let left: Vec<_> =
-        std::fs::read_dir(repo.root.join(".worktrees")).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(
-        left,
+        repo.worktree_folders(),
         ["c0ffee-main"],
         "no agent ever ran in the half-made folder, so it is simply made again"
     );

@@ -72,6 +72,20 @@ pub fn remove_worktree(root: &Path, path: &Path, force: bool) -> Result<(), GitE
     Ok(())
 }
 
+/// `git worktree move -f -f <from> <to>`: the folder renamed and git's record of it updated (its
+/// admin folder and name stay). Twice forced because wt's worktrees are locked; the lock stays.
+pub fn move_worktree(root: &Path, from: &Path, to: &Path) -> Result<(), GitError> {
+    git(root).args(["worktree", "move", "-f", "-f"]).arg(from).arg(to).read()?;
+    Ok(())
+}
+
+/// Locks the worktree at `path` with `reason`, replacing any earlier reason.
+pub fn relock_worktree(root: &Path, path: &Path, reason: &str) -> Result<(), GitError> {
+    git(root).args(["worktree", "unlock"]).arg(path).read_unchecked()?;
+    git(root).args(["worktree", "lock", "--reason", reason]).arg(path).read()?;
+    Ok(())
+}
+
 /// Removes the records (`<common>/worktrees/<name>/`) whose name starts with `prefix` and that
 /// lack a file every complete record has, or hold it empty: what a `git worktree add` killed
 /// while writing leaves (it creates a file before it writes it).
