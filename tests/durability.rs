@@ -107,6 +107,102 @@ crash_tests! {
     crash_during_linearization_resumes: ["release@2.1", "release@2.2:after", "upstack-onto@c0ffee-task-2-2-cli", "upstack-onto@c0ffee-task-2-2-cli:after", "upstack-onto@c0ffee-task-2-3-docs:after", "finish"];
 }
 
+/// Two parallel phases: the first phase's task worktrees go to the pool of recycled worktrees when
+/// it is stacked, and the second phase's come out of it.
+const POOL_PLAN: &str = r#"
+[run]
+id = "0ab0ab"
+[[phase]]
+strategy = "parallel"
+[[phase.task]]
+name = "a"
+run = "echo a > a.txt"
+[[phase.task]]
+name = "b"
+run = "echo b > b.txt"
+[[phase]]
+strategy = "parallel"
+[[phase.task]]
+name = "c"
+run = "test -f a.txt && echo c > c.txt"
+[[phase.task]]
+name = "d"
+run = "test -f b.txt && echo d > d.txt"
+"#;
+
+const POOL_BRANCHES: [&str; 4] =
+    ["0ab0ab-task-1-1-a", "0ab0ab-task-1-2-b", "0ab0ab-task-2-1-c", "0ab0ab-task-2-2-d"];
+
+/// Killed while a worktree moved into or out of the pool, the run resumes to its stack, and the
+/// pool holds only clean worktrees git records, with nothing left under way.
+fn crash_in_the_pool_then_resume(crash_at: &str) {
+    let repo = TestRepo::new();
+    let plan = repo.plan("pool.toml", POOL_PLAN);
+    let before = repo.checkout_snapshot();
+    let crashed = repo.wt_with_env(&["run", plan.to_str().unwrap()], &[("WT_CRASH_AT", crash_at)]);
+    assert!(crashed.stderr().contains("aborting at step"), "WT_CRASH_AT={crash_at}: {}", crashed.stderr());
+    let resumed = repo.wt(&["run", plan.to_str().unwrap()]);
+    assert_eq!(
+        resumed.code(),
+        0,
+        "resume after WT_CRASH_AT={crash_at}:\n{}\n{}",
+        resumed.stdout(),
+        resumed.stderr()
+    );
+    repo.assert_linear_stack("main", &POOL_BRANCHES);
+    let mut below = "main".to_owned();
+    for branch in POOL_BRANCHES {
+        assert_eq!(repo.subjects(&below, branch).len(), 1, "{branch} (WT_CRASH_AT={crash_at})");
+        below = branch.to_owned();
+    }
+    assert_eq!(repo.worktree_folders(), ["0ab0ab-main"], "WT_CRASH_AT={crash_at}");
+    assert!(repo.parked().len() <= 2, "WT_CRASH_AT={crash_at}");
+    let registered = repo.git(&["worktree", "list", "--porcelain"]);
+    assert_eq!(
+        registered.lines().filter(|line| line.starts_with("worktree ")).count(),
+        2 + repo.parked().len(),
+        "{registered}"
+    );
+    assert_eq!(repo.checkout_snapshot(), before, "the main checkout changed (WT_CRASH_AT={crash_at})");
+}
+
+#[test]
+fn crash_while_a_worktree_moves_into_the_pool_resumes() {
+    for step in ["pool-park@1.1", "pool-park-moved@1.2", "pool-park@1.2:after", "release@1.1:after"] {
+        crash_in_the_pool_then_resume(step);
+    }
+}
+
+#[test]
+fn crash_while_a_worktree_moves_out_of_the_pool_resumes() {
+    for step in ["pool-take@2.1", "pool-take-moved@2.1", "pool-take-moved@2.2", "pool-take@2.2:after"] {
+        crash_in_the_pool_then_resume(step);
+    }
+}
+
+#[test]
+fn a_cleanup_killed_while_it_parks_the_main_worktree_finishes_when_run_again() {
+    for step in ["pool-park@main", "pool-park-moved@main", "pool-park@main:after"] {
+        let repo = TestRepo::new();
+        let plan = repo.plan("pool.toml", POOL_PLAN);
+        repo.wt(&["run", plan.to_str().unwrap()]).ok();
+        let killed = repo.wt_with_env(&["cleanup", "0ab0ab"], &[("WT_CRASH_AT", step)]);
+        assert!(killed.stderr().contains("aborting at step"), "WT_CRASH_AT={step}: {}", killed.stderr());
+        repo.wt(&["cleanup", "0ab0ab"]).ok();
+        assert!(repo.worktree_folders().is_empty(), "WT_CRASH_AT={step}");
+        assert!(!repo.root.join(".git/spectacular/runs/0ab0ab").exists());
+        let parked = repo.parked();
+        assert!((2..=3).contains(&parked.len()), "WT_CRASH_AT={step}: {parked:?}");
+        let registered = repo.git(&["worktree", "list", "--porcelain"]);
+        assert_eq!(
+            registered.lines().filter(|line| line.starts_with("worktree ")).count(),
+            1 + parked.len(),
+            "{registered}"
+        );
+        assert!(POOL_BRANCHES.iter().all(|branch| repo.branch_exists(branch)));
+    }
+}
+
 /// A run of `wt` in its own process group, so a test can kill it alone or with its agents.
 fn spawn_wt(repo: &TestRepo, plan: &Path) -> Child {
     use std::os::unix::process::CommandExt;

@@ -62,6 +62,12 @@ pub fn cleanup(repo: &Repo, request: &CleanupRequest) -> Result<CleanupReport, E
     // A damaged manifest must not keep its run from being removed: everything below is found
     // by name; the manifest only tells the base for the merged-branch check.
     let manifest = RunManifest::load(&layout.manifest(run_id)).ok();
+    {
+        // A move in or out of the pool a killed process left (this cleanup's own, say) is finished
+        // first: it may have taken one of the run's worktrees away from its name.
+        let _repo_lock = FileLock::acquire(&layout.repo_lock())?;
+        pool::recover(repo, &layout)?;
+    }
     let worktrees = run_worktrees(repo, run_id)?;
     if !request.force {
         refuse_dirty(&worktrees)?;

@@ -146,7 +146,7 @@ impl Pool<'_> {
         }
         clean::check_parked(slot, &admin)?;
         git::move_worktree(self.repo.root(), slot, to)?;
-        self.journal.crash_point(Step::PoolTakeMoved, target, true);
+        self.journal.crash_point(Step::PoolTakeMoved, target, false);
         git::relock_worktree(self.repo.root(), to, reason)?;
         git::checkout_detached(to, commitish)?;
         clean::save_trusted_index(self.layout, &admin)?;
@@ -232,7 +232,7 @@ impl Pool<'_> {
         clean::save_trusted_index(self.layout, admin)?;
         std::fs::create_dir_all(slot.parent().unwrap_or(slot))?;
         git::move_worktree(self.repo.root(), worktree, slot)?;
-        self.journal.crash_point(Step::PoolParkMoved, target, true);
+        self.journal.crash_point(Step::PoolParkMoved, target, false);
         git::relock_worktree(self.repo.root(), slot, PARKED_REASON)?;
         Ok(())
     }
