@@ -107,6 +107,34 @@ crash_tests! {
     crash_during_linearization_resumes: ["release@2.1", "release@2.2:after", "upstack-onto@c0ffee-task-2-2-cli", "upstack-onto@c0ffee-task-2-2-cli:after", "upstack-onto@c0ffee-task-2-3-docs:after", "finish"];
 }
 
+#[test]
+fn a_worktree_whose_add_was_cut_short_mid_checkout_is_made_again_not_used() {
+    let repo = TestRepo::new();
+    repo.write("kept.txt", "a file of the base\n");
+    repo.git(&["add", "kept.txt"]);
+    repo.git(&["commit", "--quiet", "-m", "kept"]);
+    let plan = repo.plan("plan.toml", PLAN);
+    let args = ["run", plan.to_str().unwrap(), "--max-parallel", "1"];
+    repo.wt_with_env(&args, &[("WT_CRASH_AT", "worktree-add@2.1")]);
+    // What `git worktree add` killed while it wrote the files leaves: a worktree git records and
+    // opens, with part of its files missing.
+    let worktree = repo.root.join(".worktrees/c0ffee-task-2-1");
+    repo.git(&[
+        "worktree",
+        "add",
+        "--quiet",
+        "--detach",
+        worktree.to_str().unwrap(),
+        "c0ffee-task-1-2-model",
+    ]);
+    std::fs::remove_file(worktree.join("kept.txt")).unwrap();
+    repo.wt(&["run", plan.to_str().unwrap()]).ok();
+    assert_complete_stack(&repo);
+    let changed = repo.git(&["show", "--name-status", "--format=", "c0ffee-task-2-1-api"]);
+    assert_eq!(changed, "A\tapi.rs\n", "the task committed only its own file");
+    assert!(repo.root.join(".worktrees/c0ffee-main/kept.txt").exists());
+}
+
 /// Two parallel phases: the first phase's task worktrees go to the pool of recycled worktrees when
 /// it is stacked, and the second phase's come out of it.
 const POOL_PLAN: &str = r#"

@@ -51,9 +51,10 @@ pub fn ensure_worktree(
     pool::recover(&ws.repo, &ws.layout)?;
     // A `git worktree add` killed while it checked out leaves a worktree git opens but whose files
     // are partly missing: a task working there would commit their deletion.
-    let cut_short =
-        Journal::unfinished(&ws.layout.events(&ws.run_id)).contains(&(Step::WorktreeAdd, target.to_owned()));
-    if path.exists() && git::open_worktree(path).is_ok() && !cut_short {
+    let cut_short = || {
+        Journal::unfinished(&ws.layout.events(&ws.run_id)).contains(&(Step::WorktreeAdd, target.to_owned()))
+    };
+    if path.exists() && git::open_worktree(path).is_ok() && !cut_short() {
         return Ok(());
     }
     // Registered, or left half made by a `git worktree add` this run's journal shows was cut
