@@ -26,9 +26,13 @@ pub fn refresh_index(dir: &Path) -> Result<(), GitError> {
     Ok(())
 }
 
-/// `git reset --hard HEAD`: every tracked file as HEAD has it, the index with it.
-pub fn reset_hard(dir: &Path) -> Result<(), GitError> {
-    strict(dir).args(["reset", "--quiet", "--hard", "--no-recurse-submodules", "HEAD"]).read()?;
+/// `git checkout --force --detach HEAD`: HEAD detached at its commit (a branch checked out there is
+/// free for others), every tracked file and the index as that commit has them (what `git reset
+/// --hard` does), what the index had that the commit has not removed.
+pub fn detach_hard(dir: &Path) -> Result<(), GitError> {
+    strict(dir)
+        .args(["checkout", "--quiet", "--force", "--detach", "--no-recurse-submodules", "HEAD", "--"])
+        .read()?;
     Ok(())
 }
 

@@ -34,6 +34,14 @@ pub fn nested_repositories(dir: &Path) -> Result<Vec<std::path::PathBuf>, GitErr
     Ok(found.into_iter().filter(|path| path.join(".git").symlink_metadata().is_ok()).collect())
 }
 
+/// The folders of the gitlinks (submodules) in the worktree `dir`'s index.
+pub fn gitlinks(dir: &Path) -> Result<Vec<std::path::PathBuf>, GitError> {
+    let repo = open_worktree(dir)?;
+    let entries = repo.index()?;
+    let links = entries.iter().filter(|entry| entry.mode == GITLINK_MODE);
+    Ok(links.map(|entry| dir.join(String::from_utf8_lossy(&entry.path).as_ref())).collect())
+}
+
 /// The index mode of a gitlink (a commit of another repository).
 const GITLINK_MODE: u32 = 0o160000;
 

@@ -79,11 +79,12 @@ pub fn move_worktree(root: &Path, from: &Path, to: &Path) -> Result<(), GitError
     Ok(())
 }
 
-/// Locks the worktree at `path` with `reason`, replacing any earlier reason.
-pub fn relock_worktree(root: &Path, path: &Path, reason: &str) -> Result<(), GitError> {
-    git(root).args(["worktree", "unlock"]).arg(path).read_unchecked()?;
-    git(root).args(["worktree", "lock", "--reason", reason]).arg(path).read()?;
-    Ok(())
+/// Sets the reason a locked worktree records, in its admin folder's `locked` file, which is what
+/// `git worktree lock --reason` writes (written directly: unlock and lock again are two processes
+/// for one line of text, and the worktree is locked all along).
+pub fn set_lock_reason(admin: &Path, reason: &str) -> Result<(), GitError> {
+    let path = admin.join("locked");
+    std::fs::write(&path, reason).map_err(|source| GitError::Io { path, source })
 }
 
 /// Removes the records (`<common>/worktrees/<name>/`) whose name starts with `prefix` and that

@@ -34,13 +34,10 @@ const ADMIN_LEFTOVERS: &[&str] = &["ORIG_HEAD", "COMMIT_EDITMSG", "FETCH_HEAD", 
 pub fn make_fit(layout: &StateLayout, worktree: &Path, admin: &Path, keep: &[String]) -> Result<(), Unfit> {
     check_unused(worktree)?;
     check_admin(admin)?;
-    check_no_nested_repositories(worktree)?;
     restore_trusted_index(layout, admin)?;
-    if git::current_branch(worktree)?.is_some() {
-        git::detach(worktree)?;
-    }
     git::refresh_index(worktree)?;
-    git::reset_hard(worktree)?;
+    git::detach_hard(worktree)?;
+    check_no_submodule_files(worktree)?;
     git::clean_except(worktree, keep)?;
     remove_leftovers(admin)?;
     check_admin(admin)?;
@@ -51,6 +48,8 @@ pub fn make_fit(layout: &StateLayout, worktree: &Path, admin: &Path, keep: &[Str
     if !changed.is_empty() {
         return Err(Unfit(format!("cleaning left changed files: {}", shorten(&changed))));
     }
+    // What `git clean` leaves: a repository nested in untracked or ignored files, files it could
+    // not remove.
     let left = git::untracked_except(worktree, keep)?;
     if !left.is_empty() {
         return Err(Unfit(format!("cleaning could not remove {}", shorten(&left))));
@@ -73,8 +72,7 @@ pub fn check_parked(worktree: &Path, admin: &Path) -> Result<(), Unfit> {
 /// reach (see `StateLayout::trusted_index`).
 pub fn save_trusted_index(layout: &StateLayout, admin: &Path) -> std::io::Result<()> {
     let copy = layout.trusted_index(&admin_name(admin));
-    let bytes = std::fs::read(admin.join("index"))?;
-    crate::store::write_atomic(&copy, &bytes)
+    copy_index(&admin.join("index"), &copy)
 }
 
 /// Puts the trusted copy back as the worktree's index. Every file whose stat data git recorded
@@ -82,10 +80,23 @@ pub fn save_trusted_index(layout: &StateLayout, admin: &Path) -> std::io::Result
 /// by content. Without a copy nothing the index says can be trusted.
 fn restore_trusted_index(layout: &StateLayout, admin: &Path) -> Result<(), Unfit> {
     let copy = layout.trusted_index(&admin_name(admin));
-    let bytes = std::fs::read(&copy)
-        .map_err(|_| Unfit("wt has no index of its own making for it (made by an older wt?)".into()))?;
-    crate::store::write_atomic(&admin.join("index"), &bytes)?;
+    if !copy.is_file() {
+        return Err(Unfit("wt has no index of its own making for it (made by an older wt?)".into()));
+    }
+    copy_index(&copy, &admin.join("index"))?;
     Ok(())
+}
+
+/// Copies an index through a temporary file renamed into place. Not synced to disk: a copy lost
+/// or torn by a crash only costs the worktree its reuse (an index git cannot read makes it unfit;
+/// any index git wrote, however old, is still one whose stat data can be trusted).
+fn copy_index(from: &Path, to: &Path) -> std::io::Result<()> {
+    if let Some(dir) = to.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let temp = to.with_extension(format!("tmp-{}", std::process::id()));
+    std::fs::copy(from, &temp)?;
+    std::fs::rename(&temp, to)
 }
 
 pub fn admin_name(admin: &Path) -> String {
@@ -161,12 +172,15 @@ fn describe_admin_entry(name: &str) -> String {
     format!("{what} ({name})")
 }
 
-fn check_no_nested_repositories(worktree: &Path) -> Result<(), Unfit> {
-    let nested = git::nested_repositories(worktree)?;
-    match nested.first() {
-        None => Ok(()),
-        Some(first) => Err(Unfit(format!("it holds a repository of its own at {}", first.display()))),
+/// A submodule's folder (a gitlink in the index) holding files: no checkout or clean of the
+/// worktree removes them, so they would reach the next task.
+fn check_no_submodule_files(worktree: &Path) -> Result<(), Unfit> {
+    for folder in git::gitlinks(worktree)? {
+        if std::fs::read_dir(&folder).is_ok_and(|mut entries| entries.next().is_some()) {
+            return Err(Unfit(format!("a submodule's files are in {}", folder.display())));
+        }
     }
+    Ok(())
 }
 
 fn remove_leftovers(admin: &Path) -> std::io::Result<()> {

@@ -147,7 +147,7 @@ impl Pool<'_> {
         clean::check_parked(slot, &admin)?;
         git::move_worktree(self.repo.root(), slot, to)?;
         self.journal.crash_point(Step::PoolTakeMoved, target, false);
-        git::relock_worktree(self.repo.root(), to, reason)?;
+        git::set_lock_reason(&admin, reason)?;
         git::checkout_detached(to, commitish)?;
         clean::save_trusted_index(self.layout, &admin)?;
         Ok(())
@@ -233,7 +233,7 @@ impl Pool<'_> {
         std::fs::create_dir_all(slot.parent().unwrap_or(slot))?;
         git::move_worktree(self.repo.root(), worktree, slot)?;
         self.journal.crash_point(Step::PoolParkMoved, target, false);
-        git::relock_worktree(self.repo.root(), slot, PARKED_REASON)?;
+        git::set_lock_reason(admin, PARKED_REASON)?;
         Ok(())
     }
 

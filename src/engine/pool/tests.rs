@@ -170,19 +170,27 @@ fn a_recycled_worktree_comes_out_at_its_commit_with_only_kept_build_output() {
 fn a_worktree_with_state_of_its_own_is_removed_not_parked() {
     let f = fixture();
     type Leave<'a> = &'a dyn Fn(&Path);
-    let cases: [(&str, Leave); 4] = [
-        ("a ref of its own", &|w| {
+    let cases: [(&str, Leave); 5] = [
+        ("refs of its own", &|w| {
             git(w, &["update-ref", "refs/worktree/mine", "HEAD"]);
         }),
         ("a rebase under way", &|w| {
             std::fs::create_dir_all(git::worktree_admin_dir(w).unwrap().join("rebase-merge")).unwrap();
         }),
-        ("a nested repository", &|w| {
+        ("could not remove vendor.log/", &|w| {
             std::fs::create_dir_all(w.join("vendor")).unwrap();
             git(&w.join("vendor"), &["init", "--quiet"]);
         }),
-        ("its own configuration", &|w| {
+        ("git configuration of its own", &|w| {
             std::fs::write(git::worktree_admin_dir(w).unwrap().join("config.worktree"), "[core]\n").unwrap();
+        }),
+        ("a submodule's files", &|w| {
+            let head = git(w, &["rev-parse", "HEAD"]);
+            git(w, &["checkout", "--quiet", "-b", "with-submodule"]);
+            git(w, &["update-index", "--add", "--cacheinfo", &format!("160000,{},sub", head.trim())]);
+            git(w, &["commit", "--quiet", "-m", "a submodule"]);
+            std::fs::create_dir_all(w.join("sub")).unwrap();
+            std::fs::write(w.join("sub/file"), "the submodule's").unwrap();
         }),
     ];
     for (n, (what, leave)) in cases.iter().enumerate() {
@@ -191,11 +199,12 @@ fn a_worktree_with_state_of_its_own_is_removed_not_parked() {
         leave(&used);
         // An untracked nested repository is work a run keeps (it never gets here); one in ignored
         // files that are not kept is one `git clean` will not remove.
-        if what.contains("nested") {
+        if what.contains("vendor") {
             std::fs::rename(used.join("vendor"), used.join("vendor.log")).unwrap();
         }
         let retired = f.pool().retire(&used, "1.1", true).unwrap();
-        assert!(matches!(retired, Retired::Removed { .. }), "{what}: {retired:?}");
+        let Retired::Removed { reason } = retired else { panic!("{what}: {retired:?}") };
+        assert!(reason.contains(what), "{what}: {reason}");
         assert!(!used.exists() && !admin.exists(), "{what}: left behind");
         assert!(f.record().worktrees.is_empty(), "{what}");
         assert!(!f.layout.trusted_index(&clean::admin_name(&admin)).exists(), "{what}: index copy left");
