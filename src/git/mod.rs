@@ -19,9 +19,9 @@ pub use refs::{SYMBOLIC, put_back_ref};
 pub use remote::{Lease, Pushed, delete_branch, fetch_branch, move_branch, push_branch, remote_branch};
 pub use repo::Repo;
 pub use workdir::{
-    abort_rebase, commit_all, conflicted_paths, current_branch, detach, gitlinks, head_commit,
-    nested_repositories, open_worktree, rebase_in_progress, rebasing_branch, status_paths, switch,
-    worktree_admin_dir,
+    GITLINK_MODE, abort_rebase, commit_all, conflicted_paths, current_branch, detach, head_commit,
+    index_entries, nested_repositories, open_worktree, rebase_in_progress, rebasing_branch, status_paths,
+    switch, worktree_admin_dir,
 };
 pub use worktree::{
     WorktreeEntry, add_detached, add_on_new_branch, list_worktrees, move_worktree,

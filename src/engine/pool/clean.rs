@@ -37,7 +37,7 @@ pub fn make_fit(layout: &StateLayout, worktree: &Path, admin: &Path, keep: &[Str
     restore_trusted_index(layout, admin)?;
     git::refresh_index(worktree)?;
     git::detach_hard(worktree)?;
-    check_no_submodule_files(worktree)?;
+    check_tracked_paths(worktree)?;
     git::clean_except(worktree, keep)?;
     remove_leftovers(admin)?;
     check_admin(admin)?;
@@ -172,12 +172,18 @@ fn describe_admin_entry(name: &str) -> String {
     format!("{what} ({name})")
 }
 
-/// A submodule's folder (a gitlink in the index) holding files: no checkout or clean of the
-/// worktree removes them, so they would reach the next task.
-fn check_no_submodule_files(worktree: &Path) -> Result<(), Unfit> {
-    for folder in git::gitlinks(worktree)? {
-        if std::fs::read_dir(&folder).is_ok_and(|mut entries| entries.next().is_some()) {
-            return Err(Unfit(format!("a submodule's files are in {}", folder.display())));
+/// What the tracked paths may hide that no checkout or clean undoes: a submodule's folder (a
+/// gitlink) holding files, and a file hard-linked elsewhere (from kept build output, say: the next
+/// task writing there would change it).
+fn check_tracked_paths(worktree: &Path) -> Result<(), Unfit> {
+    use std::os::unix::fs::MetadataExt;
+    for (path, mode) in git::index_entries(worktree)? {
+        if mode == git::GITLINK_MODE {
+            if std::fs::read_dir(&path).is_ok_and(|mut entries| entries.next().is_some()) {
+                return Err(Unfit(format!("a submodule's files are in {}", path.display())));
+            }
+        } else if std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.is_file() && meta.nlink() > 1) {
+            return Err(Unfit(format!("{} is hard-linked from elsewhere", path.display())));
         }
     }
     Ok(())

@@ -170,7 +170,7 @@ fn a_recycled_worktree_comes_out_at_its_commit_with_only_kept_build_output() {
 fn a_worktree_with_state_of_its_own_is_removed_not_parked() {
     let f = fixture();
     type Leave<'a> = &'a dyn Fn(&Path);
-    let cases: [(&str, Leave); 5] = [
+    let cases: [(&str, Leave); 6] = [
         ("refs of its own", &|w| {
             git(w, &["update-ref", "refs/worktree/mine", "HEAD"]);
         }),
@@ -183,6 +183,10 @@ fn a_worktree_with_state_of_its_own_is_removed_not_parked() {
         }),
         ("git configuration of its own", &|w| {
             std::fs::write(git::worktree_admin_dir(w).unwrap().join("config.worktree"), "[core]\n").unwrap();
+        }),
+        ("hard-linked from elsewhere", &|w| {
+            std::fs::create_dir_all(w.join("target")).unwrap();
+            std::fs::hard_link(w.join("a.txt"), w.join("target/a-link")).unwrap();
         }),
         ("a submodule's files", &|w| {
             let head = git(w, &["rev-parse", "HEAD"]);
