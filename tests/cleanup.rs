@@ -21,11 +21,7 @@ fn run_plan(repo: &TestRepo, id: &str) {
 }
 
 fn worktree_names(repo: &TestRepo) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(repo.root.join(".worktrees"))
-        .map(|entries| entries.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect())
-        .unwrap_or_default();
-    names.sort();
-    names
+    repo.worktree_folders()
 }
 
 #[test]
@@ -38,7 +34,7 @@ fn cleanup_removes_only_its_run_and_keeps_every_branch() {
         repo.git(&["for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads"]);
 
     let out = repo.wt(&["cleanup", "aaaaaa"]).ok();
-    assert!(out.contains("removed worktree"), "{out}");
+    assert!(out.contains("parked worktree") && out.contains("aaaaaa-main in the pool"), "{out}");
     assert!(out.contains("kept 3 branch(es)"), "{out}");
     assert_eq!(worktree_names(&repo), ["bbbbbb-main"]);
     assert_eq!(
@@ -81,8 +77,15 @@ fn cleanup_refuses_a_dirty_worktree_without_force_and_loses_nothing() {
     assert_eq!(std::fs::read_to_string(main.join("notes.txt")).unwrap(), "my unsaved notes");
     assert!(repo.root.join(".git/spectacular/runs/cccccc/manifest.json").exists(), "nothing was removed");
 
-    repo.wt(&["cleanup", "cccccc", "--force"]).ok();
+    let forced: serde_json::Value =
+        serde_json::from_str(&repo.wt(&["cleanup", "cccccc", "--force", "--json"]).ok()).unwrap();
     assert!(worktree_names(&repo).is_empty());
+    assert_eq!(
+        forced[0]["removed_worktrees"][0],
+        main.to_str().unwrap(),
+        "a dirty worktree is never recycled"
+    );
+    assert_eq!(forced[0]["parked_worktrees"], serde_json::json!([]));
     assert!(repo.branch_exists("cccccc-task-1-1-one"));
 }
 

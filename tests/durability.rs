@@ -64,9 +64,8 @@ fn assert_complete_stack(repo: &TestRepo) {
         assert!(top.join(file).exists(), "{file} is missing from the top of the stack");
     }
     assert_eq!(repo.git_in(&top, &["branch", "--show-current"]).trim(), BRANCHES[5]);
-    let leftovers: Vec<_> =
-        std::fs::read_dir(repo.root.join(".worktrees")).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert_eq!(leftovers.len(), 1, "only the main worktree stays: {leftovers:?}");
+    assert_eq!(repo.worktree_folders(), ["c0ffee-main"], "only the main worktree stays");
+    assert!(repo.parked().len() <= 3, "the three task worktrees went to the pool, or were removed");
 }
 
 fn crash_then_resume(crash_at: &str) {
@@ -106,6 +105,130 @@ crash_tests! {
     crash_while_preparing_parallel_tasks_resumes: ["claim@2.3:after", "worktree-add@2.1", "worktree-add@2.2:after", "branch-create@2.1", "branch-create@2.3:after"];
     crash_around_parallel_agents_resumes: ["agent@2.2", "agent@2.1:after", "commit@2.3", "commit@2.2:after"];
     crash_during_linearization_resumes: ["release@2.1", "release@2.2:after", "upstack-onto@c0ffee-task-2-2-cli", "upstack-onto@c0ffee-task-2-2-cli:after", "upstack-onto@c0ffee-task-2-3-docs:after", "finish"];
+}
+
+#[test]
+fn a_worktree_whose_add_was_cut_short_mid_checkout_is_made_again_not_used() {
+    let repo = TestRepo::new();
+    repo.write("kept.txt", "a file of the base\n");
+    repo.git(&["add", "kept.txt"]);
+    repo.git(&["commit", "--quiet", "-m", "kept"]);
+    let plan = repo.plan("plan.toml", PLAN);
+    let args = ["run", plan.to_str().unwrap(), "--max-parallel", "1"];
+    repo.wt_with_env(&args, &[("WT_CRASH_AT", "worktree-add@2.1")]);
+    // What `git worktree add` killed while it wrote the files leaves: a worktree git records and
+    // opens, with part of its files missing.
+    let worktree = repo.root.join(".worktrees/c0ffee-task-2-1");
+    repo.git(&[
+        "worktree",
+        "add",
+        "--quiet",
+        "--detach",
+        worktree.to_str().unwrap(),
+        "c0ffee-task-1-2-model",
+    ]);
+    std::fs::remove_file(worktree.join("kept.txt")).unwrap();
+    repo.wt(&["run", plan.to_str().unwrap()]).ok();
+    assert_complete_stack(&repo);
+    let changed = repo.git(&["show", "--name-status", "--format=", "c0ffee-task-2-1-api"]);
+    assert_eq!(changed, "A\tapi.rs\n", "the task committed only its own file");
+    assert!(repo.root.join(".worktrees/c0ffee-main/kept.txt").exists());
+}
+
+/// Two parallel phases: the first phase's task worktrees go to the pool of recycled worktrees when
+/// it is stacked, and the second phase's come out of it.
+const POOL_PLAN: &str = r#"
+[run]
+id = "0ab0ab"
+[[phase]]
+strategy = "parallel"
+[[phase.task]]
+name = "a"
+run = "echo a > a.txt"
+[[phase.task]]
+name = "b"
+run = "echo b > b.txt"
+[[phase]]
+strategy = "parallel"
+[[phase.task]]
+name = "c"
+run = "test -f a.txt && echo c > c.txt"
+[[phase.task]]
+name = "d"
+run = "test -f b.txt && echo d > d.txt"
+"#;
+
+const POOL_BRANCHES: [&str; 4] =
+    ["0ab0ab-task-1-1-a", "0ab0ab-task-1-2-b", "0ab0ab-task-2-1-c", "0ab0ab-task-2-2-d"];
+
+/// Killed while a worktree moved into or out of the pool, the run resumes to its stack, and the
+/// pool holds only clean worktrees git records, with nothing left under way.
+fn crash_in_the_pool_then_resume(crash_at: &str) {
+    let repo = TestRepo::new();
+    let plan = repo.plan("pool.toml", POOL_PLAN);
+    let before = repo.checkout_snapshot();
+    let crashed = repo.wt_with_env(&["run", plan.to_str().unwrap()], &[("WT_CRASH_AT", crash_at)]);
+    assert!(crashed.stderr().contains("aborting at step"), "WT_CRASH_AT={crash_at}: {}", crashed.stderr());
+    let resumed = repo.wt(&["run", plan.to_str().unwrap()]);
+    assert_eq!(
+        resumed.code(),
+        0,
+        "resume after WT_CRASH_AT={crash_at}:\n{}\n{}",
+        resumed.stdout(),
+        resumed.stderr()
+    );
+    repo.assert_linear_stack("main", &POOL_BRANCHES);
+    let mut below = "main".to_owned();
+    for branch in POOL_BRANCHES {
+        assert_eq!(repo.subjects(&below, branch).len(), 1, "{branch} (WT_CRASH_AT={crash_at})");
+        below = branch.to_owned();
+    }
+    assert_eq!(repo.worktree_folders(), ["0ab0ab-main"], "WT_CRASH_AT={crash_at}");
+    assert!(repo.parked().len() <= 2, "WT_CRASH_AT={crash_at}");
+    let registered = repo.git(&["worktree", "list", "--porcelain"]);
+    assert_eq!(
+        registered.lines().filter(|line| line.starts_with("worktree ")).count(),
+        2 + repo.parked().len(),
+        "{registered}"
+    );
+    assert_eq!(repo.checkout_snapshot(), before, "the main checkout changed (WT_CRASH_AT={crash_at})");
+}
+
+#[test]
+fn crash_while_a_worktree_moves_into_the_pool_resumes() {
+    for step in ["pool-park@1.1", "pool-park-moved@1.2", "pool-park@1.2:after", "release@1.1:after"] {
+        crash_in_the_pool_then_resume(step);
+    }
+}
+
+#[test]
+fn crash_while_a_worktree_moves_out_of_the_pool_resumes() {
+    for step in ["pool-take@2.1", "pool-take-moved@2.1", "pool-take-moved@2.2", "pool-take@2.2:after"] {
+        crash_in_the_pool_then_resume(step);
+    }
+}
+
+#[test]
+fn a_cleanup_killed_while_it_parks_the_main_worktree_finishes_when_run_again() {
+    for step in ["pool-park@main", "pool-park-moved@main", "pool-park@main:after"] {
+        let repo = TestRepo::new();
+        let plan = repo.plan("pool.toml", POOL_PLAN);
+        repo.wt(&["run", plan.to_str().unwrap()]).ok();
+        let killed = repo.wt_with_env(&["cleanup", "0ab0ab"], &[("WT_CRASH_AT", step)]);
+        assert!(killed.stderr().contains("aborting at step"), "WT_CRASH_AT={step}: {}", killed.stderr());
+        repo.wt(&["cleanup", "0ab0ab"]).ok();
+        assert!(repo.worktree_folders().is_empty(), "WT_CRASH_AT={step}");
+        assert!(!repo.root.join(".git/spectacular/runs/0ab0ab").exists());
+        let parked = repo.parked();
+        assert!((2..=3).contains(&parked.len()), "WT_CRASH_AT={step}: {parked:?}");
+        let registered = repo.git(&["worktree", "list", "--porcelain"]);
+        assert_eq!(
+            registered.lines().filter(|line| line.starts_with("worktree ")).count(),
+            1 + parked.len(),
+            "{registered}"
+        );
+        assert!(POOL_BRANCHES.iter().all(|branch| repo.branch_exists(branch)));
+    }
 }
 
 /// A run of `wt` in its own process group, so a test can kill it alone or with its agents.
@@ -317,10 +440,8 @@ fn a_worktree_folder_left_by_an_interrupted_add_is_made_again_but_a_foreign_one_
     std::fs::remove_dir(&foreign).unwrap();
     repo.wt(&["run", plan.to_str().unwrap()]).ok();
     repo.assert_linear_stack("main", &BRANCHES);
-    let left: Vec<_> =
-        std::fs::read_dir(repo.root.join(".worktrees")).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(
-        left,
+        repo.worktree_folders(),
         ["c0ffee-main"],
         "no agent ever ran in the half-made folder, so it is simply made again"
     );

@@ -61,7 +61,7 @@ run = "echo hola > es.txt"
 "#;
 
 #[test]
-fn parallel_phase_stacks_branches_in_plan_order_and_removes_task_worktrees() {
+fn parallel_phase_stacks_branches_in_plan_order_and_parks_task_worktrees_in_the_pool() {
     let repo = TestRepo::new();
     let plan = repo.plan("plan.toml", PARALLEL);
     repo.wt(&["run", plan.to_str().unwrap()]).ok();
@@ -72,17 +72,14 @@ fn parallel_phase_stacks_branches_in_plan_order_and_removes_task_worktrees() {
         repo.subjects("main", branches[2]),
         ["[Task 1.1] French", "[Task 1.2] German", "[Task 1.3] Spanish"]
     );
-    let worktrees: Vec<String> = std::fs::read_dir(repo.root.join(".worktrees"))
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    assert_eq!(worktrees, ["b2c3d4-main"], "task worktrees are removed after stacking");
+    assert_eq!(repo.worktree_folders(), ["b2c3d4-main"], "task worktrees leave their names after stacking");
     let registered: Vec<String> = repo
         .git(&["worktree", "list", "--porcelain"])
         .lines()
         .filter_map(|line| line.strip_prefix("worktree ").map(str::to_owned))
         .collect();
-    assert_eq!(registered.len(), 2, "git still records a task worktree: {registered:?}");
+    assert_eq!(repo.parked().len(), 3, "each task worktree waits in the pool for the next task");
+    assert_eq!(registered.len(), 2 + 3, "git records the checkout, the main worktree and the pool's");
     let main_worktree = repo.root.join(".worktrees/b2c3d4-main");
     assert_eq!(repo.git_in(&main_worktree, &["branch", "--show-current"]).trim(), branches[2]);
     for file in ["fr.txt", "de.txt", "es.txt"] {

@@ -3,7 +3,7 @@ use std::path::Path;
 use clap::Args;
 
 use super::{CliError, exit};
-use crate::engine::{CleanupReport, CleanupRequest, cleanup};
+use crate::engine::{CleanupReport, CleanupRequest, cleanup, cleanup_pool};
 use crate::git::Repo;
 use crate::plugin;
 use crate::store::{LiveState, StateLayout};
@@ -12,11 +12,15 @@ use crate::team::{self, BranchFate, RemoveRequest, Removed, TeamRepo};
 #[derive(Args)]
 pub struct CleanupArgs {
     /// The run to clean up (its id, see `wt status`), or a team worktree (its name, see `wt list`).
-    #[arg(required_unless_present = "all", conflicts_with = "all", value_name = "RUN_ID|NAME")]
+    #[arg(required_unless_present_any = ["all", "pool"], conflicts_with_all = ["all", "pool"], value_name = "RUN_ID|NAME")]
     target: Option<String>,
     /// Clean up every finished run (state done) of this repository.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "pool")]
     all: bool,
+    /// Empty the pool of recycled worktrees (`.worktrees/.pool`): remove every worktree parked
+    /// there for the next task.
+    #[arg(long)]
+    pool: bool,
     /// Also remove worktrees with uncommitted or untracked files, and delete a run's unmerged
     /// branches.
     #[arg(long)]
@@ -31,6 +35,9 @@ pub struct CleanupArgs {
 }
 
 pub fn run(args: CleanupArgs, cwd: &Path) -> Result<u8, CliError> {
+    if args.pool {
+        return empty_pool(&args, cwd);
+    }
     match &args.target {
         Some(target) if !crate::plan::run_id::is_valid(target) => cleanup_team(&args, target, cwd),
         _ => cleanup_runs(&args, cwd),
@@ -60,6 +67,43 @@ fn cleanup_runs(args: &CleanupArgs, cwd: &Path) -> Result<u8, CliError> {
         println!("no finished runs to clean up (`wt status` lists the runs)");
     } else {
         reports.iter().for_each(print_report);
+    }
+    Ok(exit::OK)
+}
+
+/// What `wt cleanup --pool` removed.
+#[derive(serde::Serialize)]
+struct PoolCleanup {
+    removed_worktrees: Vec<std::path::PathBuf>,
+    /// Bytes on disk the removed worktrees took.
+    freed_bytes: u64,
+}
+
+fn empty_pool(args: &CleanupArgs, cwd: &Path) -> Result<u8, CliError> {
+    if args.force || args.delete_branches {
+        return Err(CliError::new(exit::BAD_INPUT, "--pool takes neither --force nor --delete-branches")
+            .hint(
+                "the pool holds only clean worktrees and no branch; `wt cleanup --pool` removes them all",
+            ));
+    }
+    let repo = Repo::discover(cwd)?;
+    let freed_bytes = crate::engine::pool::view(&repo, &StateLayout::new(repo.common_dir())).bytes;
+    let removed_worktrees = cleanup_pool(&repo)?;
+    let freed_bytes = if removed_worktrees.is_empty() { 0 } else { freed_bytes };
+    let report = PoolCleanup { removed_worktrees, freed_bytes };
+    if args.json {
+        println!("{}", super::to_json(&report)?);
+    } else if report.removed_worktrees.is_empty() {
+        println!("the pool of recycled worktrees is empty");
+    } else {
+        println!(
+            "pool: removed {} recycled worktree(s), {} freed",
+            report.removed_worktrees.len(),
+            super::human_size(report.freed_bytes)
+        );
+        for path in &report.removed_worktrees {
+            println!("  removed worktree {}", path.display());
+        }
     }
     Ok(exit::OK)
 }
@@ -125,6 +169,13 @@ fn print_report(report: &CleanupReport) {
     println!("run {}: cleaned up", report.run_id);
     for path in &report.removed_worktrees {
         println!("  removed worktree {}", path.display());
+    }
+    for parked in &report.parked_worktrees {
+        println!(
+            "  parked worktree {} in the pool of recycled worktrees ({}; `wt cleanup --pool` empties it)",
+            parked.worktree.display(),
+            parked.slot.display()
+        );
     }
     for path in &report.removed_files {
         println!("  removed {}", path.display());

@@ -62,20 +62,9 @@ fn print(report: &Report) {
         println!(
             "note     worktree           {} ({}, {}): {}",
             worktree.path.display(),
-            human_size(worktree.bytes),
+            super::human_size(worktree.bytes),
             worktree.status_name(),
             worktree.fix
         );
     }
-}
-
-fn human_size(bytes: u64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut size = bytes as f64;
-    let mut unit = 0;
-    while size >= 1024.0 && unit < units.len() - 1 {
-        size /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 { format!("{bytes} B") } else { format!("{size:.1} {}", units[unit]) }
 }

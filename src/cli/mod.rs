@@ -20,6 +20,7 @@ mod run_cmd;
 mod sandbox_cmd;
 mod stack_cmd;
 mod status_cmd;
+mod status_pool;
 mod step_cmd;
 mod submit_cmd;
 mod sync_cmd;
@@ -155,6 +156,18 @@ fn run_id_arg(text: &str) -> Result<String, String> {
         "run id {text}: not 6 lowercase hex characters (run ids look like a1b2c3; `wt status` lists this \
          repository's runs)"
     ))
+}
+
+/// `1.5 GiB`: a size on disk for people.
+fn human_size(bytes: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut size = bytes as f64;
+    let mut unit = 0;
+    while size >= 1024.0 && unit < units.len() - 1 {
+        size /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 { format!("{bytes} B") } else { format!("{size:.1} {}", units[unit]) }
 }
 
 /// `value` as pretty JSON, for a command's `--json`.

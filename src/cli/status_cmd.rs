@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::{CliError, exit};
 use crate::engine::EngineError;
+use crate::engine::pool::view;
 use crate::git::Repo;
 use crate::store::{Containment, LiveState, RunManifest, StateLayout};
 use crate::ui::timeline;
@@ -21,6 +22,9 @@ pub struct StatusArgs {
     /// and tables of the sums). Prints where it was written and the sums instead of the status.
     #[arg(long, value_name = "FILE", requires = "run_id")]
     timeline: Option<PathBuf>,
+    /// Show the pool of recycled worktrees instead: each parked worktree and its disk use.
+    #[arg(long, conflicts_with_all = ["run_id", "timeline"])]
+    pool: bool,
 }
 
 /// A run as `wt status` shows it: the manifest plus what only a live check can tell.
@@ -55,6 +59,9 @@ pub fn run(args: StatusArgs, cwd: &Path) -> Result<u8, CliError> {
     }
     let repo = Repo::discover(cwd)?;
     let layout = StateLayout::new(repo.common_dir());
+    if args.pool {
+        return super::status_pool::show(&view(&repo, &layout), args.json);
+    }
     let wanted = |id: &str| args.run_id.as_ref().is_none_or(|wanted| wanted == id);
     let all = layout.runs();
     let mut runs = Vec::new();
@@ -100,6 +107,12 @@ pub fn run(args: StatusArgs, cwd: &Path) -> Result<u8, CliError> {
         println!("no runs in {}", repo.root().display());
     } else {
         runs.iter().for_each(print_run);
+    }
+    if !args.json && args.run_id.is_none() {
+        let pool = view(&repo, &layout);
+        if !pool.worktrees.is_empty() || !pool.problems.is_empty() {
+            println!("{}", super::status_pool::summary(&pool));
+        }
     }
     Ok(if unreadable.is_empty() { exit::OK } else { exit::INTERNAL })
 }

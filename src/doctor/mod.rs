@@ -226,7 +226,35 @@ pub fn repository_checks(repo: &Repo) -> Vec<Check> {
         })
         .collect();
     checks.extend(containment_check(repo));
+    checks.push(pool_check(repo));
     checks
+}
+
+/// The pool of recycled worktrees: how many wait, their disk use, and what a killed process left
+/// under way (the next run or `wt cleanup --pool` finishes it).
+fn pool_check(repo: &Repo) -> Check {
+    const NAME: &str = "worktree pool";
+    let pool = crate::engine::pool::view(repo, &crate::store::StateLayout::new(repo.common_dir()));
+    let mib = pool.bytes as f64 / (1024.0 * 1024.0);
+    let recycling = if pool.recycle {
+        "runs recycle their worktrees"
+    } else {
+        "recycling is off (.spectacular/worktree.toml)"
+    };
+    let detail = format!(
+        "{} recycled worktree(s) in {}, {mib:.1} MiB on disk; {recycling}",
+        pool.worktrees.len(),
+        pool.dir.display()
+    );
+    match pool.problems.first() {
+        None => Check::ok(NAME, detail),
+        Some(problem) => Check::problem(
+            NAME,
+            Status::Warn,
+            format!("{detail}; {problem}"),
+            "wt cleanup --pool (or the next run) finishes it",
+        ),
+    }
 }
 
 /// How this repository's runs would be contained, when it is not simply by the kernel with Unix

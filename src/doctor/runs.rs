@@ -19,12 +19,14 @@ pub struct LeftoverWorktree {
     pub fix: String,
 }
 
-/// Every folder under `.worktrees/`, with its run's state and its size on disk.
+/// Every folder under `.worktrees/` but the pool, with its run's state and its size on disk.
 pub fn leftover_worktrees(repo: &Repo) -> Vec<LeftoverWorktree> {
     let layout = StateLayout::new(repo.common_dir());
     let Ok(entries) = std::fs::read_dir(repo.root().join(WORKTREES_DIR)) else { return Vec::new() };
     let mut out: Vec<LeftoverWorktree> = entries
         .flatten()
+        // The pool of recycled worktrees is reported on its own (`doctor::pool_check`).
+        .filter(|entry| entry.file_name() != crate::engine::pool::POOL_DIR)
         .map(|entry| {
             let name = entry.file_name().to_string_lossy().into_owned();
             let run_id =

@@ -1,15 +1,20 @@
 //! `wt cleanup`: remove exactly what one run owns — its worktrees (found by name, so a second
 //! cleanup or one after lost state still finds them) and its state — and keep its branches unless
-//! asked. Everything is checked before anything is removed. (The plugin's leases of the run are
-//! the plugin's to drop.)
+//! asked. Everything is checked before anything is removed. A worktree with nothing uncommitted
+//! goes to the repository's pool of recycled worktrees when the run recycles and the pool has
+//! room; `cleanup_pool` empties the pool. (The plugin's leases of the run are the plugin's to
+//! drop.)
 
 use std::path::{Path, PathBuf};
 
 use super::EngineError;
 use super::journal::{Journal, Step};
+use super::pool::{self, Pool, PoolPolicy, Retired, remove_run_worktree};
+use super::prepare::DEFAULT_MAX_PARALLEL;
 use super::run::lock_run;
-use super::worktrees::{remove_run_worktree, run_worktrees};
+use super::worktrees::run_worktrees;
 use crate::git::{self, Repo};
+use crate::plan::{self, WorktreeConfig};
 use crate::spice::Spice;
 use crate::store::{EventLog, FileLock, RunManifest, StateLayout};
 
@@ -24,15 +29,24 @@ pub struct CleanupRequest {
 pub struct CleanupReport {
     pub run_id: String,
     pub removed_worktrees: Vec<PathBuf>,
+    /// Worktrees moved to the pool of recycled worktrees: where each was and its slot there.
+    pub parked_worktrees: Vec<ParkedWorktree>,
     pub removed_files: Vec<PathBuf>,
     pub deleted_branches: Vec<String>,
     pub kept_branches: Vec<String>,
     pub removed_state: bool,
 }
 
+#[derive(Debug, serde::Serialize)]
+pub struct ParkedWorktree {
+    pub worktree: PathBuf,
+    pub slot: PathBuf,
+}
+
 impl CleanupReport {
     pub fn is_empty(&self) -> bool {
         self.removed_worktrees.is_empty()
+            && self.parked_worktrees.is_empty()
             && self.removed_files.is_empty()
             && self.deleted_branches.is_empty()
             && !self.removed_state
@@ -48,6 +62,12 @@ pub fn cleanup(repo: &Repo, request: &CleanupRequest) -> Result<CleanupReport, E
     // A damaged manifest must not keep its run from being removed: everything below is found
     // by name; the manifest only tells the base for the merged-branch check.
     let manifest = RunManifest::load(&layout.manifest(run_id)).ok();
+    {
+        // A move in or out of the pool a killed process left (this cleanup's own, say) is finished
+        // first: it may have taken one of the run's worktrees away from its name.
+        let _repo_lock = FileLock::acquire(&layout.repo_lock())?;
+        pool::recover(repo, &layout)?;
+    }
     let worktrees = run_worktrees(repo, run_id)?;
     if !request.force {
         refuse_dirty(&worktrees)?;
@@ -60,12 +80,24 @@ pub fn cleanup(repo: &Repo, request: &CleanupRequest) -> Result<CleanupReport, E
     }
 
     let journal = Journal::new(EventLog::new(&layout.events(run_id)));
+    let policy = run_pool_policy(repo, &layout, run_id, manifest.as_ref());
     let mut report = CleanupReport { run_id: run_id.clone(), ..CleanupReport::default() };
     let _repo_lock = FileLock::acquire(&layout.repo_lock())?;
+    let pool = Pool { repo, layout: &layout, journal: &journal, policy: &policy };
     for worktree in worktrees {
         let target = worktree.to_string_lossy().into_owned();
-        journal.step(Step::CleanupWorktree, &target, || remove_run_worktree(repo, &worktree))?;
-        report.removed_worktrees.push(worktree);
+        let retired =
+            journal.step(Step::CleanupWorktree, &target, || match pool_target(&worktree, run_id) {
+                Some(name) => pool.retire(&worktree, &name, true),
+                None => {
+                    remove_run_worktree(repo, &layout, &worktree, true)?;
+                    Ok(Retired::Removed { reason: "moved aside by a repair".into() })
+                }
+            })?;
+        match retired {
+            Retired::Parked { slot } => report.parked_worktrees.push(ParkedWorktree { worktree, slot }),
+            Retired::Removed { .. } => report.removed_worktrees.push(worktree),
+        }
     }
     git::remove_incomplete_worktree_records(repo.common_dir(), &format!("{run_id}-"))?;
     match spice {
@@ -82,6 +114,49 @@ pub fn cleanup(repo: &Repo, request: &CleanupRequest) -> Result<CleanupReport, E
         report.removed_state = true;
     }
     Ok(report)
+}
+
+/// `wt cleanup --pool`: removes every worktree the pool holds (and finishes what a killed move
+/// left). Returns the slots removed.
+pub fn cleanup_pool(repo: &Repo) -> Result<Vec<PathBuf>, EngineError> {
+    let layout = StateLayout::new(repo.common_dir());
+    let _repo_lock = FileLock::acquire(&layout.repo_lock())?;
+    pool::empty(repo, &layout)
+}
+
+/// How the run recycles, as it did when it ran: its plan's `[worktree]` (from the copy in its
+/// state) over the project's worktree.toml, capped by its `max_parallel`. A project file that
+/// cannot be read recycles nothing.
+fn run_pool_policy(
+    repo: &Repo,
+    layout: &StateLayout,
+    run_id: &str,
+    manifest: Option<&RunManifest>,
+) -> PoolPolicy {
+    let project = match WorktreeConfig::load_toml(&WorktreeConfig::project_path(repo.root())) {
+        Ok(project) => project.unwrap_or_default(),
+        Err(_) => WorktreeConfig { recycle: Some(false), ..WorktreeConfig::default() },
+    };
+    let plan = manifest.and_then(|m| plan::load(&layout.plan_copy(run_id, &m.plan_path), Some(run_id)).ok());
+    let config = project.merge(plan.as_ref().map(|plan| plan.worktree.clone()).unwrap_or_default());
+    let max_parallel = manifest
+        .and_then(|m| m.overrides.max_parallel)
+        .or(plan.and_then(|plan| plan.agent.max_parallel))
+        .unwrap_or(DEFAULT_MAX_PARALLEL);
+    PoolPolicy::new(&config, max_parallel)
+}
+
+/// How the journal names a run worktree: `main`, or a task's `P.T`; None for a folder a repair
+/// moved aside, which is only ever removed.
+fn pool_target(worktree: &Path, run_id: &str) -> Option<String> {
+    let name = worktree.file_name()?.to_str()?.strip_prefix(run_id)?.strip_prefix('-')?;
+    if name.contains(".broken-") {
+        return None;
+    }
+    match name.strip_prefix("task-") {
+        Some(numbers) => Some(numbers.replace('-', ".")),
+        None => Some(name.to_owned()),
+    }
 }
 
 fn refuse_dirty(worktrees: &[PathBuf]) -> Result<(), EngineError> {

@@ -36,7 +36,13 @@ pub enum Step {
     RebaseAbort,
     CleanupWorktree,
     CleanupBranches,
-    /// Crash points only, around state writes.
+    /// A worktree moved into the pool of recycled worktrees, and out of it.
+    PoolPark,
+    PoolTake,
+    /// Crash points only, around state writes (and, for the pool, right after its worktree moved,
+    /// before anything else).
+    PoolParkMoved,
+    PoolTakeMoved,
     Claim,
     Manifest,
     Finish,
@@ -44,7 +50,7 @@ pub enum Step {
 }
 
 impl Step {
-    const ALL: [Step; 21] = [
+    const ALL: [Step; 25] = [
         Step::Exclude,
         Step::SpiceInit,
         Step::TrackBase,
@@ -62,6 +68,10 @@ impl Step {
         Step::RebaseAbort,
         Step::CleanupWorktree,
         Step::CleanupBranches,
+        Step::PoolPark,
+        Step::PoolTake,
+        Step::PoolParkMoved,
+        Step::PoolTakeMoved,
         Step::Claim,
         Step::Manifest,
         Step::Finish,
@@ -87,6 +97,10 @@ impl Step {
             Step::RebaseAbort => "rebase-abort",
             Step::CleanupWorktree => "cleanup-worktree",
             Step::CleanupBranches => "cleanup-branches",
+            Step::PoolPark => "pool-park",
+            Step::PoolTake => "pool-take",
+            Step::PoolParkMoved => "pool-park-moved",
+            Step::PoolTakeMoved => "pool-take-moved",
             Step::Claim => "claim",
             Step::Manifest => "manifest",
             Step::Finish => "finish",

@@ -50,7 +50,8 @@ pub fn linearize_phase(run: &mut Run, phase: &Phase, phase_base: &str) -> Result
 }
 
 /// A branch checked out in another worktree cannot be rebased (and restacks skip it silently),
-/// so each task worktree goes; one with uncommitted files is kept, detached, and the user told.
+/// so each task worktree goes (parked in the pool of recycled worktrees, or removed); one with
+/// uncommitted files is kept, detached, and the user told.
 /// The caller holds the repo lock.
 fn release_branches(run: &Run, phase: &Phase) -> Result<(), EngineError> {
     let ws = &run.ws;
@@ -62,9 +63,7 @@ fn release_branches(run: &Run, phase: &Phase) -> Result<(), EngineError> {
         let changed = git::status_paths(&worktree)?;
         if changed.is_empty() {
             let target = task.id.to_string();
-            ws.journal.step(Step::Release, &target, || {
-                Ok(git::remove_worktree(ws.repo.root(), &worktree, false)?)
-            })?;
+            ws.journal.step(Step::Release, &target, || ws.pool().retire(&worktree, &target, false))?;
             continue;
         }
         if git::current_branch(&worktree)?.is_some() {

@@ -15,6 +15,7 @@ mod local;
 mod parallel;
 mod phases;
 mod placement;
+pub mod pool;
 mod prepare;
 mod reconcile;
 mod records;
@@ -30,7 +31,7 @@ mod worktrees;
 use std::path::PathBuf;
 
 pub use base::resolve_base;
-pub use cleanup::{CleanupReport, CleanupRequest, cleanup};
+pub use cleanup::{CleanupReport, CleanupRequest, cleanup, cleanup_pool};
 pub use error::{EngineError, ErrorKind};
 pub use event::{Event, EventSink, StackEntry};
 pub use integrity::watch_command;

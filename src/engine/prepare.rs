@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::base::{ensure_spice_knows, new_run_base};
 use super::journal::{Journal, Step};
+use super::pool::PoolPolicy;
 use super::reconcile::{check_main_worktree, reconcile};
 use super::records::{new_manifest, rebuild_for_plan};
 use super::run::{Run, lock_run};
@@ -16,13 +17,13 @@ use super::{Agents, EngineError, EventSink, RunRequest};
 use crate::agent;
 use crate::git::{self, Repo};
 use crate::guard::GuardConfig;
-use crate::plan::{self, Plan};
+use crate::plan::{self, Plan, WorktreeConfig};
 use crate::sandbox;
 use crate::spice::Spice;
 use crate::store::{Containment, EventLog, FileLock, RunManifest, RunState, StateLayout, write_atomic};
 
 /// Default number of parallel agents when neither the plan nor the CLI says.
-const DEFAULT_MAX_PARALLEL: usize = 4;
+pub const DEFAULT_MAX_PARALLEL: usize = 4;
 
 pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<Run<'s>, EngineError> {
     let RunRequest { plan, cwd, overrides, base, force_plan, agents } = request;
@@ -46,6 +47,7 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<Run<'
         None => new_run_base(&repo, &plan, base)?,
     };
     let rules = run_rules(&repo, &plan)?;
+    let worktree_config = run_worktree_config(&repo, &plan)?;
     let containment = containment(&rules, agent.as_ref())?;
     let spice = Spice::discover()?;
     // A resumed run may first have to mend what its killed predecessor left half written; the
@@ -80,6 +82,7 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<Run<'
     let journal = Journal::new(EventLog::new(&layout.events(&run_id)));
     let wt_exe = std::env::current_exe().unwrap_or_else(|_| "wt".into());
     let timeout = overrides.timeout_secs.map(std::time::Duration::from_secs).or(plan.agent.timeout);
+    let max_parallel = overrides.max_parallel.or(plan.agent.max_parallel).unwrap_or(DEFAULT_MAX_PARALLEL);
     let ws = Workspace {
         repo,
         spice,
@@ -91,6 +94,7 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<Run<'
         wt_exe,
         timeout,
         containment,
+        pool: PoolPolicy::new(&worktree_config, max_parallel),
     };
     let resumed = existing.is_some();
     let mut manifest = match existing {
@@ -112,7 +116,6 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<Run<'
         ensure_spice_knows(&ws, &base, !resumed)?;
         ensure_worktree(&ws, &ws.main_worktree(), &base, "main", true)?;
     }
-    let max_parallel = overrides.max_parallel.or(plan.agent.max_parallel).unwrap_or(DEFAULT_MAX_PARALLEL);
     let mut run = Run::new(ws, plan, manifest, max_parallel, resumed, sink, run_lock);
     run.save()?;
     run.ws.journal.crash_point(Step::Manifest, "saved", true);
@@ -172,6 +175,16 @@ fn run_rules(repo: &Repo, plan: &Plan) -> Result<GuardConfig, EngineError> {
         plan::PlanError::file(project.clone(), err, "fix the rule in .spectacular/guard.toml")
     })?;
     Ok(config.unwrap_or_default().merge(plan.guard.clone()))
+}
+
+/// How the run's worktrees are made and recycled: the project's `.spectacular/worktree.toml`
+/// (beside guard.toml) with the plan's `[worktree]`.
+fn run_worktree_config(repo: &Repo, plan: &Plan) -> Result<WorktreeConfig, EngineError> {
+    let project = WorktreeConfig::project_path(repo.root());
+    let config = WorktreeConfig::load_toml(&project).map_err(|err| {
+        plan::PlanError::file(project.clone(), err, "fix the key in .spectacular/worktree.toml")
+    })?;
+    Ok(config.unwrap_or_default().merge(plan.worktree.clone()))
 }
 
 /// The kernel sandbox when this machine has one; policy only when it has none and the rules

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use super::EngineError;
 use super::journal::Journal;
+use super::pool::{Pool, PoolPolicy};
 use crate::agent::Agent;
 use crate::git::Repo;
 use crate::plan::TaskId;
@@ -39,6 +40,8 @@ pub struct Workspace {
     pub timeout: Option<std::time::Duration>,
     /// Whether the kernel keeps the run's agents in their worktrees, or only the guard's policy.
     pub containment: Containment,
+    /// Whether the run recycles its worktrees through the repository's pool, and how.
+    pub pool: PoolPolicy,
 }
 
 impl Workspace {
@@ -54,6 +57,11 @@ impl Workspace {
 
     pub fn task_worktree(&self, id: TaskId) -> PathBuf {
         task_worktree_path(&self.repo, &self.run_id, id)
+    }
+
+    /// The repository's pool of recycled worktrees, as this run uses it (hold the repo lock).
+    pub fn pool(&self) -> Pool<'_> {
+        Pool { repo: &self.repo, layout: &self.layout, journal: &self.journal, policy: &self.pool }
     }
 
     /// The reason recorded by `git worktree lock`, so other tools' sweeps leave ours alone.

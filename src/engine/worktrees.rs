@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::EngineError;
 use super::journal::{Journal, Step};
+use super::pool;
 use super::workspace::{WORKTREES_DIR, Workspace, main_worktree_path, task_worktree_path};
 use crate::git::{self, Repo};
 use crate::plan::Plan;
@@ -36,7 +37,8 @@ pub fn check_worktree_paths(repo: &Repo, plan: &Plan, layout: &StateLayout) -> R
 
 /// Creates a run worktree detached at `commitish`, locked, or keeps the one that is there; one
 /// git still records but whose folder is gone or half created is removed and made again (its
-/// branch, where the work is, stays).
+/// branch, where the work is, stays). A new one comes from the repository's pool of recycled
+/// worktrees when the run recycles and the pool has one, else from `git worktree add`.
 pub fn ensure_worktree(
     ws: &Workspace,
     path: &Path,
@@ -44,7 +46,15 @@ pub fn ensure_worktree(
     target: &str,
     may_hold_work: bool,
 ) -> Result<(), EngineError> {
-    if path.exists() && git::open_worktree(path).is_ok() {
+    // A move in or out of the pool that a killed process left is finished first: it may have left
+    // a worktree at `path` that is not at its commit yet.
+    pool::recover(&ws.repo, &ws.layout)?;
+    // A `git worktree add` killed while it checked out leaves a worktree git opens but whose files
+    // are partly missing: a task working there would commit their deletion.
+    let cut_short = || {
+        Journal::unfinished(&ws.layout.events(&ws.run_id)).contains(&(Step::WorktreeAdd, target.to_owned()))
+    };
+    if path.exists() && git::open_worktree(path).is_ok() && !cut_short() {
         return Ok(());
     }
     // Registered, or left half made by a `git worktree add` this run's journal shows was cut
@@ -54,9 +64,16 @@ pub fn ensure_worktree(
     }
     std::fs::create_dir_all(ws.repo.root().join(WORKTREES_DIR))
         .map_err(|source| EngineError::Io { context: "creating .worktrees".into(), source })?;
+    if ws.pool().take(path, commitish, target, &ws.lock_reason())? {
+        return Ok(());
+    }
     ws.journal.step(Step::WorktreeAdd, target, || {
         Ok(git::add_detached(ws.repo.root(), path, commitish, &ws.lock_reason())?)
-    })
+    })?;
+    if ws.pool.recycle {
+        pool::trust_fresh(&ws.layout, path);
+    }
+    Ok(())
 }
 
 /// Drops git's record of a worktree that cannot be used. A folder git refuses to remove (a
@@ -118,18 +135,4 @@ fn is_run_name(name: &str, run_id: &str) -> bool {
     let rest = rest.split(".broken-").next().unwrap_or(rest);
     rest == "main"
         || rest.strip_prefix("task-").is_some_and(|n| n.split('-').all(|p| p.parse::<u32>().is_ok()))
-}
-
-/// Removes a run worktree, and its folder if git leaves one.
-pub fn remove_run_worktree(repo: &Repo, worktree: &Path) -> Result<(), EngineError> {
-    if is_registered(repo, worktree)? {
-        git::remove_worktree(repo.root(), worktree, true)?;
-    }
-    if worktree.exists() {
-        std::fs::remove_dir_all(worktree).map_err(|source| EngineError::Io {
-            context: format!("removing {}", worktree.display()),
-            source,
-        })?;
-    }
-    Ok(())
 }

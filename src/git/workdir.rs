@@ -34,8 +34,19 @@ pub fn nested_repositories(dir: &Path) -> Result<Vec<std::path::PathBuf>, GitErr
     Ok(found.into_iter().filter(|path| path.join(".git").symlink_metadata().is_ok()).collect())
 }
 
+/// Every path the worktree `dir`'s index records, with its mode (`0o160000` a gitlink, `0o120000`
+/// a symlink, else a file).
+pub fn index_entries(dir: &Path) -> Result<Vec<(std::path::PathBuf, u32)>, GitError> {
+    let repo = open_worktree(dir)?;
+    let index = repo.index()?;
+    Ok(index
+        .iter()
+        .map(|entry| (dir.join(String::from_utf8_lossy(&entry.path).as_ref()), entry.mode))
+        .collect())
+}
+
 /// The index mode of a gitlink (a commit of another repository).
-const GITLINK_MODE: u32 = 0o160000;
+pub const GITLINK_MODE: u32 = 0o160000;
 
 /// Opens a worktree and resolves its HEAD: fails for a folder git cannot use (half created).
 pub fn open_worktree(dir: &Path) -> Result<git2::Repository, GitError> {

@@ -72,6 +72,21 @@ pub fn remove_worktree(root: &Path, path: &Path, force: bool) -> Result<(), GitE
     Ok(())
 }
 
+/// `git worktree move -f -f <from> <to>`: the folder renamed and git's record of it updated (its
+/// admin folder and name stay). Twice forced because wt's worktrees are locked; the lock stays.
+pub fn move_worktree(root: &Path, from: &Path, to: &Path) -> Result<(), GitError> {
+    git(root).args(["worktree", "move", "-f", "-f"]).arg(from).arg(to).read()?;
+    Ok(())
+}
+
+/// Sets the reason a locked worktree records, in its admin folder's `locked` file, which is what
+/// `git worktree lock --reason` writes (written directly: unlock and lock again are two processes
+/// for one line of text, and the worktree is locked all along).
+pub fn set_lock_reason(admin: &Path, reason: &str) -> Result<(), GitError> {
+    let path = admin.join("locked");
+    std::fs::write(&path, reason).map_err(|source| GitError::Io { path, source })
+}
+
 /// Removes the records (`<common>/worktrees/<name>/`) whose name starts with `prefix` and that
 /// lack a file every complete record has, or hold it empty: what a `git worktree add` killed
 /// while writing leaves (it creates a file before it writes it).

@@ -9,6 +9,7 @@ mod slug;
 mod toml_plan;
 mod validate;
 mod view;
+mod worktree;
 
 #[cfg(test)]
 mod markdown_tests;
@@ -26,6 +27,7 @@ pub use model::{
 pub use toml_plan::parse_duration;
 pub use validate::{check_agent_kind, missing_command};
 pub use view::PlanView;
+pub use worktree::WorktreeConfig;
 
 /// Reads, parses and validates the plan at `path`. `run_id_flag` (from `--run-id`) wins over the
 /// plan's own id; without either the id is derived from the file's absolute path and content.
@@ -68,6 +70,7 @@ pub fn load(path: &Path, run_id_flag: Option<&str>) -> Result<Plan, PlanError> {
         base: parsed.base,
         agent: parsed.agent,
         guard: parsed.guard,
+        worktree: parsed.worktree,
         phases: parsed.phases,
     };
     for phase in &mut plan.phases {
@@ -99,6 +102,7 @@ fn from_markdown(path: &Path, text: &str) -> Result<toml_plan::ParsedToml, PlanE
         base: None,
         agent: AgentConfig::default(),
         guard: crate::guard::GuardConfig::default(),
+        worktree: WorktreeConfig::default(),
         phases: parsed.phases,
     })
 }

@@ -95,6 +95,8 @@ pub struct Plan {
     pub agent: AgentConfig,
     /// The plan's `[guard]` rules, added to the project's guard.toml for this run.
     pub guard: crate::guard::GuardConfig,
+    /// The plan's `[worktree]` table, laid over the project's worktree.toml for this run.
+    pub worktree: super::WorktreeConfig,
     pub phases: Vec<Phase>,
 }
 

@@ -11,6 +11,7 @@ use toml::Spanned;
 use super::error::PlanError;
 use super::model::{AgentConfig, AgentKind, Located, Location, Phase, Strategy, Task, TaskId};
 use super::slug::slugify;
+use super::worktree::WorktreeConfig;
 use crate::guard::{GuardConfig, SandboxConfig};
 
 #[derive(Deserialize)]
@@ -21,6 +22,8 @@ struct RawPlan {
     guard: Option<Spanned<GuardConfig>>,
     /// The run's `wt sandbox` settings, added to the project's (`[sandbox]` of guard.toml).
     sandbox: Option<SandboxConfig>,
+    /// How the run's worktrees are made and recycled, over the project's worktree.toml.
+    worktree: Option<Spanned<WorktreeConfig>>,
     #[serde(default)]
     phase: Vec<Spanned<RawPhase>>,
 }
@@ -82,6 +85,7 @@ pub struct ParsedToml {
     pub base: Option<Located<String>>,
     pub agent: AgentConfig,
     pub guard: GuardConfig,
+    pub worktree: WorktreeConfig,
     pub phases: Vec<Phase>,
 }
 
@@ -109,6 +113,17 @@ pub fn parse(file: &Path, text: &str) -> Result<ParsedToml, PlanError> {
         Some(sandbox) => GuardConfig { sandbox: guard.sandbox.merge(sandbox), ..guard },
         None => guard,
     };
+    let worktree = match raw.worktree {
+        Some(worktree) => {
+            let location = at(worktree.span());
+            let worktree = worktree.into_inner();
+            worktree
+                .validate()
+                .map_err(|err| PlanError::at(location, err, "fix the key under [worktree]"))?;
+            worktree
+        }
+        None => WorktreeConfig::default(),
+    };
     let mut phases = Vec::with_capacity(raw.phase.len());
     for (index, spanned) in raw.phase.into_iter().enumerate() {
         let location = at(spanned.span());
@@ -120,6 +135,7 @@ pub fn parse(file: &Path, text: &str) -> Result<ParsedToml, PlanError> {
         base: run.base.map(|base| located(base, &at)),
         agent,
         guard,
+        worktree,
         phases,
     })
 }

@@ -48,6 +48,24 @@ impl StateLayout {
         self.team_dir().join("verify")
     }
 
+    /// The pool of recycled worktrees: its record and the trusted index copies.
+    pub fn pool_dir(&self) -> PathBuf {
+        self.root.join("pool")
+    }
+
+    /// Which worktree is parked in which slot, and which one is being moved (`store::PoolRecord`).
+    pub fn pool_record(&self) -> PathBuf {
+        self.pool_dir().join("pool.json")
+    }
+
+    /// The index of the worktree whose admin folder is `<common>/worktrees/<admin>`, as wt's own
+    /// git last wrote it (after making or cleaning the worktree, before any task ran there). A
+    /// task can rewrite its worktree's index, not this copy: recycling puts it back before it
+    /// compares the files, so a change the task hid from git's stat check is still found.
+    pub fn trusted_index(&self, admin: &str) -> PathBuf {
+        self.pool_dir().join("index").join(admin)
+    }
+
     pub fn runs_dir(&self) -> PathBuf {
         self.root.join("runs")
     }

@@ -1,11 +1,13 @@
 //! Run state in `<git-common-dir>/spectacular/`: shared by every worktree of the repository and
-//! out of agents' reach. Holds the run manifests, event logs, prompts, agent logs and the locks.
+//! out of agents' reach. Holds the run manifests, event logs, prompts, agent logs, the locks and
+//! the record of the pool of recycled worktrees.
 
 mod atomic;
 mod events;
 mod layout;
 mod lock;
 mod manifest;
+mod pool;
 mod running;
 mod status;
 
@@ -17,6 +19,7 @@ pub use manifest::{
     Containment, FORMAT as MANIFEST_FORMAT, ManifestError, Overrides, PhaseRecord, PhaseState, RunManifest,
     RunState, TaskRecord, TaskState,
 };
+pub use pool::{PoolRecord, PoolRecordError, PoolState, PooledWorktree};
 pub use running::{CommandRunning, commands_running};
 pub use status::LiveState;
 

@@ -194,6 +194,52 @@ impl TestRepo {
     }
 }
 
+impl TestRepo {
+    /// The folders under `.worktrees/` but the pool of recycled worktrees, sorted.
+    pub fn worktree_folders(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(self.root.join(".worktrees"))
+            .map(|entries| entries.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default();
+        names.retain(|name| name != ".pool");
+        names.sort();
+        names
+    }
+
+    /// `wt status --pool --json`: the pool of recycled worktrees.
+    pub fn pool(&self) -> Value {
+        serde_json::from_str(&self.wt(&["status", "--pool", "--json"]).ok()).unwrap()
+    }
+
+    /// The worktrees parked in the pool, after checking that each is one git records, detached,
+    /// with nothing uncommitted (ignored build output aside).
+    pub fn parked(&self) -> Vec<PathBuf> {
+        let pool = self.pool();
+        assert_eq!(pool["problems"], serde_json::json!([]), "the pool has something to finish: {pool}");
+        let registered = self.git(&["worktree", "list", "--porcelain"]);
+        let parked: Vec<PathBuf> = pool["worktrees"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| PathBuf::from(w["path"].as_str().unwrap()))
+            .collect();
+        for path in &parked {
+            assert!(
+                registered.contains(&format!("worktree {}\n", path.display())),
+                "{} unregistered",
+                path.display()
+            );
+            assert_eq!(self.git_in(path, &["status", "--porcelain"]), "", "{} is not clean", path.display());
+            assert_eq!(
+                self.git_in(path, &["branch", "--show-current"]).trim(),
+                "",
+                "{} is on a branch",
+                path.display()
+            );
+        }
+        parked
+    }
+}
+
 #[derive(Debug, PartialEq, Eq)]
 pub struct CheckoutSnapshot {
     head: String,

@@ -19,12 +19,14 @@ const LIMIT: Duration = Duration::from_secs(60);
 
 /// What `wt run` writes by design, besides objects and the task's branch and its reflog: the
 /// run's state and the repo lock, the run's worktree and its admin folder (whose link files are
-/// checked apart), git-spice's state ref, and the record that git-spice was accepted.
+/// checked apart), the pool of recycled worktrees' state (the index wt trusts for that worktree),
+/// git-spice's state ref, and the record that git-spice was accepted.
 fn kept_by_wt_run(path: &str) -> bool {
     let folders = [
         format!("repo/.git/spectacular/runs/{RUN_ID}"),
         format!("repo/.git/worktrees/{RUN_ID}-main"),
         format!("repo/.worktrees/{RUN_ID}-main"),
+        "repo/.git/spectacular/pool".to_owned(),
         "repo/.git/refs/spice".to_owned(),
         "repo/.git/logs/refs/spice".to_owned(),
     ];

@@ -1,0 +1,69 @@
+//! What recycling a used worktree asks of git: make its tracked files exactly a commit's, remove
+//! what is untracked (but the ignored paths it keeps), list what is left, and check out another
+//! commit. These run in a worktree a task has written, so each gets wt's safe configuration and
+//! stat checks that trust nothing the task could set: ctime (which no unprivileged process can
+//! set back) is compared, and the repository's own `core.trustctime`, `core.checkStat` or
+//! `core.ignoreStat` cannot weaken that.
+
+use std::path::Path;
+
+use super::{GitError, with_config};
+use crate::process::Cmd;
+
+/// Stat checks that notice every change a process can make to a file.
+const STRICT_STAT: [(&str, &str); 3] =
+    [("core.trustctime", "true"), ("core.checkStat", "default"), ("core.ignoreStat", "false")];
+
+fn strict(dir: &Path) -> Cmd {
+    with_config(Cmd::new("git").dir(dir), &STRICT_STAT)
+}
+
+/// `git update-index --refresh`: re-reads every file whose stat data differs from the index and
+/// records it as unchanged when its content is the same. Files whose content differs stay
+/// changed (git exits 1 for them; that is expected here).
+pub fn refresh_index(dir: &Path) -> Result<(), GitError> {
+    strict(dir).args(["update-index", "-q", "--refresh"]).read_unchecked()?;
+    Ok(())
+}
+
+/// `git checkout --force --detach HEAD`: HEAD detached at its commit (a branch checked out there is
+/// free for others), every tracked file and the index as that commit has them (what `git reset
+/// --hard` does), what the index had that the commit has not removed.
+pub fn detach_hard(dir: &Path) -> Result<(), GitError> {
+    strict(dir)
+        .args(["checkout", "--quiet", "--force", "--detach", "--no-recurse-submodules", "HEAD", "--"])
+        .read()?;
+    Ok(())
+}
+
+/// `git clean -f -d -x -e <keep>…`: removes every untracked file and folder, ignored or not,
+/// except those matching a `keep` pattern. A nested repository is left (one `-f`), and found by
+/// `untracked_except` afterwards.
+pub fn clean_except(dir: &Path, keep: &[String]) -> Result<(), GitError> {
+    let mut cmd = strict(dir).args(["clean", "-f", "-d", "-x", "-q"]);
+    for pattern in keep {
+        cmd = cmd.arg("-e").arg(pattern);
+    }
+    cmd.read()?;
+    Ok(())
+}
+
+/// What is untracked in `dir`, ignored or not, outside the `keep` patterns (whose folders git
+/// does not even enter).
+pub fn untracked_except(dir: &Path, keep: &[String]) -> Result<Vec<String>, GitError> {
+    let mut cmd = strict(dir).args(["ls-files", "--others", "-z"]);
+    for pattern in keep {
+        cmd = cmd.arg(format!("--exclude={pattern}"));
+    }
+    let out = cmd.read()?;
+    Ok(out.stdout.split('\0').filter(|path| !path.is_empty()).map(str::to_owned).collect())
+}
+
+/// `git checkout --detach --force <commitish>`: HEAD detached at it, the files that differ
+/// written; the index becomes the commit's.
+pub fn checkout_detached(dir: &Path, commitish: &str) -> Result<(), GitError> {
+    strict(dir)
+        .args(["checkout", "--quiet", "--detach", "--force", "--no-recurse-submodules", commitish, "--"])
+        .read()?;
+    Ok(())
+}
