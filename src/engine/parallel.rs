@@ -55,13 +55,14 @@ pub fn run_parallel_phase(
             pending.push(task.clone());
         }
     }
-    let mut claimed = Vec::with_capacity(pending.len());
-    for task in pending {
-        // A task no agent has started on has nothing in its worktree but a checkout.
-        let fresh = run.task_state(task.id) == TaskState::Pending;
-        let base_commit = run.claim_task(&task, phase_base)?;
-        claimed.push((task, Claim { base_commit, fresh }));
-    }
+    // A task no agent has started on has nothing in its worktree but a checkout.
+    let fresh: Vec<bool> = pending.iter().map(|task| run.task_state(task.id) == TaskState::Pending).collect();
+    let bases = run.claim_tasks(&pending.iter().collect::<Vec<_>>(), phase_base)?;
+    let claimed: Vec<(Task, Claim)> = pending
+        .into_iter()
+        .zip(bases.into_iter().zip(fresh))
+        .map(|(task, (base_commit, fresh))| (task, Claim { base_commit, fresh }))
+        .collect();
     create_branches(&run.ws, phase, &claimed, phase_base)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
