@@ -102,9 +102,124 @@ crash_tests! {
     crash_during_prepare_resumes: ["exclude", "spice-init", "spice-init:after", "worktree-add@main", "worktree-add@main:after", "manifest:after"];
     crash_around_a_sequential_branch_resumes: ["claim@1.1:after", "branch-create@1.1", "branch-create@1.1:after", "branch-create@1.2:after"];
     crash_around_a_sequential_agent_resumes: ["agent@1.1", "agent@1.1:after", "commit@1.1:after", "verify@1.1", "verify@1.1:after", "agent@3.1:after"];
-    crash_while_preparing_parallel_tasks_resumes: ["claim@2.3:after", "worktree-add@2.1", "worktree-add@2.2:after", "branch-create@2.1", "branch-create@2.3:after"];
+    // A parallel phase's branches are all created before its first task starts, last one first
+    // (2.3, then 2.2 `--below` it, then 2.1): the first crash point of each target is there.
+    crash_while_preparing_parallel_tasks_resumes: ["claim@2.3:after", "branch-create@2.3:after", "branch-create@2.2", "branch-create@2.2:after", "branch-create@2.1", "worktree-add@2.1", "worktree-add@2.2:after"];
     crash_around_parallel_agents_resumes: ["agent@2.2", "agent@2.1:after", "commit@2.3", "commit@2.2:after"];
-    crash_during_linearization_resumes: ["release@2.1", "release@2.2:after", "upstack-onto@c0ffee-task-2-2-cli", "upstack-onto@c0ffee-task-2-2-cli:after", "upstack-onto@c0ffee-task-2-3-docs:after", "finish"];
+    // git-spice already records the phase's branches in plan order, so stacking is one
+    // `upstack onto` of the second branch that restacks everything above it.
+    crash_during_linearization_resumes: ["release@2.1", "release@2.2:after", "upstack-onto@c0ffee-task-2-2-cli", "upstack-onto@c0ffee-task-2-2-cli:after", "checkout-top@c0ffee-task-2-3-docs", "finish"];
+}
+
+/// The steps a run journaled, as `step@target` in order (intents only).
+fn journaled_steps(repo: &TestRepo) -> Vec<String> {
+    let events =
+        std::fs::read_to_string(repo.root.join(".git/spectacular/runs/c0ffee/events.jsonl")).unwrap();
+    events
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|event| event["event"] == "step" && event["at"] == "intent")
+        .map(|event| format!("{}@{}", event["step"].as_str().unwrap(), event["target"].as_str().unwrap()))
+        .collect()
+}
+
+#[test]
+fn a_parallel_phase_is_stacked_by_one_upstack_onto_with_no_base_left_to_record() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", PLAN);
+    repo.wt(&["run", plan.to_str().unwrap()]).ok();
+    assert_complete_stack(&repo);
+    let steps = journaled_steps(&repo);
+    let stacking: Vec<&String> = steps
+        .iter()
+        .filter(|step| step.starts_with("upstack-onto") || step.starts_with("retarget"))
+        .collect();
+    assert_eq!(stacking, ["upstack-onto@c0ffee-task-2-2-cli"], "{steps:?}");
+    let created: Vec<&String> = steps.iter().filter(|step| step.starts_with("branch-create@2.")).collect();
+    assert_eq!(created[..3], ["branch-create@2.3", "branch-create@2.2", "branch-create@2.1"], "{steps:?}");
+}
+
+/// A stand-in for git-spice (`WT_GIT_SPICE`) that passes every call on to the real one, except
+/// a call whose arguments contain `intercept`: it runs `instead` (a shell command, in the
+/// directory wt called it in) and then kills wt with SIGKILL, as a kill in the middle of that
+/// git-spice call would leave things.
+fn git_spice_killing_wt(repo: &TestRepo, intercept: &str, instead: &str) -> Vec<(String, String)> {
+    let path = std::env::var_os("PATH").unwrap();
+    let dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
+    let real = ["git-spice", "gs"]
+        .iter()
+        .flat_map(|name| dirs.iter().map(move |dir| dir.join(name)))
+        .find(|path| path.is_file())
+        .expect("git-spice on PATH");
+    let wrapper = repo.scratch.join("git-spice-killing-wt");
+    let script = format!(
+        "#!/bin/sh\ncase \"$*\" in *\"{intercept}\"*) {instead}; kill -KILL $PPID; exit 1;; esac\nexec \"{}\" \"$@\"\n",
+        real.display()
+    );
+    std::fs::write(&wrapper, script).unwrap();
+    std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    vec![
+        ("WT_GIT_SPICE".to_owned(), wrapper.display().to_string()),
+        ("REAL_GS".to_owned(), real.display().to_string()),
+    ]
+}
+
+fn run_with(repo: &TestRepo, plan: &Path, env: &[(String, String)]) -> common::WtOutput {
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    repo.wt_with_env(&["run", plan.to_str().unwrap()], &env)
+}
+
+#[test]
+fn a_phase_killed_half_stacked_is_finished_by_the_resume() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", PLAN);
+    let before = repo.checkout_snapshot();
+    // Half of the phase's restack: cli moves onto api; docs, recorded on cli, is not replayed.
+    let env = git_spice_killing_wt(
+        &repo,
+        "upstack onto c0ffee-task-2-1-api --branch c0ffee-task-2-2-cli",
+        "\"$REAL_GS\" --no-prompt branch restack --branch c0ffee-task-2-2-cli </dev/null",
+    );
+    let killed = run_with(&repo, &plan, &env);
+    assert_ne!(killed.code(), 0, "{}", killed.stderr());
+    let log = repo.spice_log();
+    assert!(log["c0ffee-task-2-2-cli"]["down"].get("needsRestack").is_none(), "{log:?}");
+    assert_eq!(log["c0ffee-task-2-3-docs"]["down"]["name"], "c0ffee-task-2-2-cli");
+    assert_eq!(log["c0ffee-task-2-3-docs"]["down"]["needsRestack"], true, "{log:?}");
+
+    let resumed = repo.wt(&["run", plan.to_str().unwrap()]);
+    assert_eq!(resumed.code(), 0, "{}\n{}", resumed.stdout(), resumed.stderr());
+    assert_complete_stack(&repo);
+    assert_eq!(repo.checkout_snapshot(), before);
+}
+
+/// A kill inside `git-spice branch create --below` after git made the branch and before
+/// git-spice recorded it: the resume tracks the branch on the phase base, so the branch above it
+/// is not recorded on it, and stacking records that base first (`retarget`). Crashes at that
+/// step, before and after it, resume too.
+#[test]
+fn a_branch_git_spice_never_recorded_below_the_next_is_put_in_its_place_when_stacking() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", PLAN);
+    let before = repo.checkout_snapshot();
+    let env = git_spice_killing_wt(
+        &repo,
+        "branch create c0ffee-task-2-2-cli --target c0ffee-task-2-3-docs --below",
+        "git branch c0ffee-task-2-2-cli c0ffee-task-1-2-model",
+    );
+    let killed = run_with(&repo, &plan, &env);
+    assert_ne!(killed.code(), 0, "{}", killed.stderr());
+    assert!(repo.branch_exists("c0ffee-task-2-2-cli"));
+    for crash_at in ["retarget@c0ffee-task-2-3-docs", "retarget@c0ffee-task-2-3-docs:after"] {
+        let crashed = repo.wt_with_env(&["run", plan.to_str().unwrap()], &[("WT_CRASH_AT", crash_at)]);
+        assert!(crashed.stderr().contains("aborting at step"), "{crash_at}: {}", crashed.stderr());
+    }
+    let resumed = repo.wt(&["run", plan.to_str().unwrap()]);
+    assert_eq!(resumed.code(), 0, "{}\n{}", resumed.stdout(), resumed.stderr());
+    assert_complete_stack(&repo);
+    assert_eq!(repo.checkout_snapshot(), before);
+    let retargets = journaled_steps(&repo).into_iter().filter(|step| step.starts_with("retarget@")).count();
+    assert_eq!(retargets, 2, "the retarget cut short by the first crash ran again, the done one did not");
 }
 
 #[test]

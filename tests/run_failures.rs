@@ -154,3 +154,53 @@ fn a_stuck_agent_is_stopped_at_its_timeout_and_its_work_is_kept() {
     let main = repo.root.join(".worktrees/71e0a7-main");
     assert_eq!(std::fs::read_to_string(main.join("partial.txt")).unwrap(), "partial\n");
 }
+
+#[test]
+fn parallel_tasks_that_conflict_stop_the_stacking_with_every_commit_kept_and_resume_once_resolved() {
+    let repo = TestRepo::new();
+    let plan = repo.plan(
+        "plan.toml",
+        r#"
+[run]
+id = "c0c0c0"
+[[phase]]
+strategy = "parallel"
+[[phase.task]]
+name = "one"
+run = "echo one > same.txt"
+[[phase.task]]
+name = "two"
+run = "echo two > same.txt"
+[[phase.task]]
+name = "three"
+run = "echo three > other.txt"
+"#,
+    );
+    let branches = ["c0c0c0-task-1-1-one", "c0c0c0-task-1-2-two", "c0c0c0-task-1-3-three"];
+    let out = repo.wt(&["run", plan.to_str().unwrap()]);
+    assert_eq!(out.code(), 1, "{}", out.stderr());
+    let stderr = out.stderr();
+    assert!(stderr.contains(&format!("moving {} onto {} failed", branches[1], branches[0])), "{stderr}");
+    assert!(
+        stderr.contains(&format!("gs upstack onto {} --branch {}", branches[0], branches[1])),
+        "{stderr}"
+    );
+    let main = repo.root.join(".worktrees/c0c0c0-main");
+    assert!(repo.git_in(&main, &["status", "--porcelain"]).is_empty(), "the main worktree is left clean");
+    let rebasing = repo.git_in(&main, &["rev-parse", "--git-path", "rebase-merge"]);
+    assert!(!main.join(rebasing.trim()).exists(), "no rebase is left under way");
+    for branch in branches {
+        assert_eq!(repo.subjects("main", branch).len(), 1, "{branch} keeps its own commit");
+    }
+
+    // Resolved by hand as the hint says; the run then finishes the stack.
+    let gs = |args: &[&str]| repo.command("gs", &main).arg("--no-prompt").args(args).output().unwrap();
+    assert!(!gs(&["upstack", "onto", branches[0], "--branch", branches[1]]).status.success());
+    std::fs::write(main.join("same.txt"), "one and two\n").unwrap();
+    repo.git_in(&main, &["add", "same.txt"]);
+    let continued = gs(&["rebase", "continue", "--no-edit"]);
+    assert!(continued.status.success(), "{}", String::from_utf8_lossy(&continued.stderr));
+    repo.wt(&["run", plan.to_str().unwrap()]).ok();
+    repo.assert_linear_stack("main", &branches);
+    assert_eq!(std::fs::read_to_string(main.join("same.txt")).unwrap(), "one and two\n");
+}

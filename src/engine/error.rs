@@ -160,12 +160,13 @@ impl EngineError {
                      .spectacular/guard.toml"
                 )),
             ),
-            EngineError::Linearize { .. } => (
+            EngineError::Linearize { branch, onto, .. } => (
                 RunFailed,
-                Some(
-                    "the tasks' branches are kept; resolve the overlap between them by hand, then run the plan again"
-                        .into(),
-                ),
+                Some(format!(
+                    "the tasks' branches are kept; resolve the overlap between them by hand (in the run's main \
+                     worktree: `gs upstack onto {onto} --branch {branch}`, fix the conflict, `git add` it, \
+                     `gs rebase continue`), then run the plan again"
+                )),
             ),
         }
     }

@@ -30,6 +30,8 @@ pub enum Step {
     Commit,
     Verify,
     Release,
+    /// Records a parallel task's branch on the one before it (no rebase yet).
+    Retarget,
     UpstackOnto,
     CheckoutTop,
     Reanchor,
@@ -50,7 +52,7 @@ pub enum Step {
 }
 
 impl Step {
-    const ALL: [Step; 25] = [
+    const ALL: [Step; 26] = [
         Step::Exclude,
         Step::SpiceInit,
         Step::TrackBase,
@@ -62,6 +64,7 @@ impl Step {
         Step::Commit,
         Step::Verify,
         Step::Release,
+        Step::Retarget,
         Step::UpstackOnto,
         Step::CheckoutTop,
         Step::Reanchor,
@@ -91,6 +94,7 @@ impl Step {
             Step::Commit => "commit",
             Step::Verify => "verify",
             Step::Release => "release",
+            Step::Retarget => "retarget",
             Step::UpstackOnto => "upstack-onto",
             Step::CheckoutTop => "checkout-top",
             Step::Reanchor => "reanchor",

@@ -1,6 +1,12 @@
 //! A parallel phase: every task in its own worktree on a branch from the phase base, at most
 //! `max_parallel` at once. Workers run on blocking threads and report over a channel; only this
 //! coordinator touches the manifest and the display. A failed task never stops its siblings.
+//!
+//! The phase's branches are created before any task starts, last task first, each with
+//! `git-spice branch create --below` the next one: every branch starts at the phase base's
+//! commit, and git-spice records them in plan order from the start, so stacking the phase after
+//! it is one restack (`linearize`) with no base left to record. A worker then only checks its
+//! branch out in its own worktree.
 
 use std::sync::Arc;
 
@@ -8,12 +14,15 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use super::EngineError;
 use super::event::{Activity, Event};
+use super::journal::Step;
 use super::placement::place_in_own_worktree;
 use super::run::Run;
 use super::task::{Progress, TaskOutcome, execute_task};
 use super::workspace::Workspace;
 use crate::agent::Agent;
+use crate::git;
 use crate::plan::{Phase, Task, TaskId};
+use crate::spice::state;
 use crate::store::TaskState;
 
 /// A task about to run: the commit its branch starts from, and whether an agent ever ran for it.
@@ -46,18 +55,70 @@ pub fn run_parallel_phase(
             pending.push(task.clone());
         }
     }
-    let mut claimed = Vec::with_capacity(pending.len());
-    for task in pending {
-        // A task no agent has started on has nothing in its worktree but a checkout.
-        let fresh = run.task_state(task.id) == TaskState::Pending;
-        let base_commit = run.claim_task(&task, phase_base)?;
-        claimed.push((task, Claim { base_commit, fresh }));
-    }
+    // A task no agent has started on has nothing in its worktree but a checkout.
+    let fresh: Vec<bool> = pending.iter().map(|task| run.task_state(task.id) == TaskState::Pending).collect();
+    let bases = run.claim_tasks(&pending.iter().collect::<Vec<_>>(), phase_base)?;
+    let claimed: Vec<(Task, Claim)> = pending
+        .into_iter()
+        .zip(bases.into_iter().zip(fresh))
+        .map(|(task, (base_commit, fresh))| (task, Claim { base_commit, fresh }))
+        .collect();
+    create_branches(&run.ws, phase, &claimed, phase_base)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .map_err(|source| EngineError::Io { context: "starting the task scheduler".into(), source })?;
     runtime.block_on(coordinate(run, agent, claimed, phase_base))?;
     Ok(phase.tasks.iter().all(|task| run.task_state(task.id) == TaskState::Verified))
+}
+
+/// Creates the missing branches of the claimed tasks in the main worktree, last task first: a
+/// branch goes `--below` the branch of the task after it when git-spice records that one on the
+/// phase base at this task's base commit (so the new branch starts exactly there); otherwise
+/// (the first one, or after a resume that left something else) it is created on the phase base
+/// and stacking records its place. The main worktree is left detached, so each task can check
+/// its branch out in its own worktree.
+fn create_branches(
+    ws: &Workspace,
+    phase: &Phase,
+    claimed: &[(Task, Claim)],
+    phase_base: &str,
+) -> Result<(), EngineError> {
+    let main = ws.main_worktree();
+    let mut above: Option<&str> = None;
+    for task in phase.tasks.iter().rev() {
+        let claim = claimed.iter().find(|(claimed, _)| claimed.id == task.id).map(|(_, claim)| claim);
+        if let Some(claim) = claim
+            && !ws.repo.branch_exists(&task.branch)?
+        {
+            let below = match above {
+                Some(above) if recorded_on(ws, above, phase_base, &claim.base_commit)? => Some(above),
+                _ => None,
+            };
+            let _repo_lock = ws.repo_lock()?;
+            ws.journal.step(Step::BranchCreate, &task.id.to_string(), || {
+                let created = match below {
+                    Some(above) => ws.spice.branch_create_below(&main, &task.branch, above),
+                    None => ws.spice.branch_create(&main, &task.branch, phase_base),
+                };
+                Ok(created?)
+            })?;
+        }
+        above = Some(&task.branch);
+    }
+    let current = git::current_branch(&main)?;
+    if current.is_some_and(|branch| phase.tasks.iter().any(|task| task.branch == branch)) {
+        let _repo_lock = ws.repo_lock()?;
+        git::detach(&main)?;
+    }
+    Ok(())
+}
+
+/// Whether git-spice records `branch` on `base` at `commit`.
+fn recorded_on(ws: &Workspace, branch: &str, base: &str, commit: &str) -> Result<bool, EngineError> {
+    let recorded = state::recorded_bases(&ws.repo, &[branch])?;
+    Ok(recorded
+        .and_then(|mut bases| bases.pop().flatten())
+        .is_some_and(|r| r.name == base && r.hash == commit))
 }
 
 async fn coordinate(

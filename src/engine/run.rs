@@ -79,19 +79,45 @@ impl<'s> Run<'s> {
     /// branch of that name is this run's. A branch that exists without such a record is someone
     /// else's and is refused. Returns the task's base commit.
     pub fn claim_task(&mut self, task: &Task, below: &str) -> Result<String, EngineError> {
-        if let Some(base) = self.record(task.id).and_then(|record| record.base_commit.clone()) {
-            return Ok(base);
+        Ok(self.claim_tasks(&[task], below)?.remove(0))
+    }
+
+    /// [`Run::claim_task`] for several tasks on the same base, with one manifest write for all
+    /// (a parallel phase claims every task before it creates any branch). Refuses before it
+    /// records anything if one of the branches is someone else's.
+    pub fn claim_tasks(&mut self, tasks: &[&Task], below: &str) -> Result<Vec<String>, EngineError> {
+        let mut bases = Vec::with_capacity(tasks.len());
+        let mut new = Vec::new();
+        let mut base = None;
+        for task in tasks {
+            if let Some(recorded) = self.record(task.id).and_then(|record| record.base_commit.clone()) {
+                bases.push(recorded);
+                continue;
+            }
+            if self.ws.repo.branch_exists(&task.branch)? {
+                return Err(EngineError::BranchTaken {
+                    branch: task.branch.clone(),
+                    run_id: self.ws.run_id.clone(),
+                });
+            }
+            if base.is_none() {
+                base = Some(self.ws.repo.branch_commit(below)?.unwrap_or_default());
+            }
+            bases.push(base.clone().unwrap_or_default());
+            new.push(task.id);
         }
-        if self.ws.repo.branch_exists(&task.branch)? {
-            return Err(EngineError::BranchTaken {
-                branch: task.branch.clone(),
-                run_id: self.ws.run_id.clone(),
-            });
+        if let Some(base) = base {
+            for id in &new {
+                if let Some(record) = self.manifest.task_mut(*id) {
+                    record.base_commit = Some(base.clone());
+                }
+            }
+            self.save()?;
+            for id in new {
+                self.ws.journal.crash_point(Step::Claim, &id.to_string(), true);
+            }
         }
-        let base = self.ws.repo.branch_commit(below)?.unwrap_or_default();
-        self.update_task(task.id, |record| record.base_commit = Some(base.clone()))?;
-        self.ws.journal.crash_point(Step::Claim, &task.id.to_string(), true);
-        Ok(base)
+        Ok(bases)
     }
 
     pub fn update_task(

@@ -183,7 +183,21 @@ impl Spice {
         Ok(())
     }
 
-    /// `branch track <branch> --base <base>`: records an existing branch.
+    /// `branch create <name> --target <above> --below --no-restack --no-commit`, run in `dir`,
+    /// which it checks out: the new branch starts where git-spice records `above`'s base commit,
+    /// on `above`'s base, and `above` is recorded on the new branch (nothing is rebased). Unlike a
+    /// restack or `upstack onto`, it never loads the branch graph: its cost does not grow with the
+    /// number of tracked branches.
+    pub fn branch_create_below(&self, dir: &Path, name: &str, above: &str) -> Result<(), SpiceError> {
+        self.cmd(dir)
+            .args(["branch", "create", name, "--target", above, "--below", "--no-restack", "--no-commit"])
+            .read()?;
+        Ok(())
+    }
+
+    /// `branch track <branch> --base <base>`: records an existing branch. For a tracked branch it
+    /// records the new base without rebasing; git-spice keeps the commit the branch forked from
+    /// as its base commit, so a later restack replays only the branch's own commits.
     pub fn branch_track(&self, dir: &Path, branch: &str, base: &str) -> Result<(), SpiceError> {
         self.cmd(dir).args(["branch", "track", branch, "--base", base]).read()?;
         Ok(())
