@@ -62,6 +62,8 @@ pub enum EngineError {
     NoSandbox { detail: String, fix: String },
     #[error("{context}: {source}")]
     Io { context: String, source: std::io::Error },
+    #[error(transparent)]
+    Seed(#[from] super::seed::SeedError),
 }
 
 impl EngineError {
@@ -71,6 +73,18 @@ impl EngineError {
         match self {
             EngineError::Plan(err) => (BadInput, Some(err.fix.clone())),
             EngineError::Git(err) => err.explain(),
+            EngineError::Seed(super::seed::SeedError::NotInside { .. }) => {
+                (BadInput, Some("name paths relative to the main checkout's root in [worktree] copy".into()))
+            }
+            EngineError::Seed(super::seed::SeedError::NotIgnored { path }) => (
+                BadInput,
+                Some(format!(
+                    "copy only what git ignores (build and dependency folders); a tracked path comes with the \
+                     checkout. `git check-ignore -v {path}` shows whether a rule covers it"
+                )),
+            ),
+            EngineError::Seed(super::seed::SeedError::Git(err)) => err.explain(),
+            EngineError::Seed(super::seed::SeedError::Io { .. }) => (Internal, None),
             EngineError::Spice(err) => err.explain(),
             EngineError::Manifest(_) | EngineError::Lock(_) | EngineError::Io { .. } => (Internal, None),
             EngineError::NotLinear { .. } => (Internal, None),

@@ -20,6 +20,7 @@ mod prepare;
 mod reconcile;
 mod records;
 mod run;
+mod seed;
 mod sequential;
 mod stack;
 mod submit;
@@ -40,7 +41,7 @@ pub use placement::{has_work, place_in_main, place_in_own_worktree};
 pub use prepare::prepare;
 pub use run::{Run, load_run, lock_run};
 pub use submit::{SubmitRequest, SubmittedBranch, submit};
-pub use task::{TaskOutcome, finish_task, recorded_watch, take_back, watch};
+pub use task::{Setup, TaskOutcome, finish_task, recorded_watch, run_owed_setup, take_back, watch};
 pub use workspace::WORKTREES_DIR;
 
 use crate::plan::Plan;

@@ -6,11 +6,13 @@
 use std::path::Path;
 
 use super::base::{ensure_spice_knows, new_run_base};
+use super::event::Event;
 use super::journal::{Journal, Step};
 use super::pool::PoolPolicy;
 use super::reconcile::{check_main_worktree, reconcile};
 use super::records::{new_manifest, rebuild_for_plan};
 use super::run::{Run, lock_run};
+use super::seed::SeedPolicy;
 use super::workspace::Workspace;
 use super::worktrees::{check_worktree_paths, ensure_worktree};
 use super::{Agents, EngineError, EventSink, RunRequest};
@@ -48,6 +50,7 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<Run<'
     };
     let rules = run_rules(&repo, &plan)?;
     let worktree_config = run_worktree_config(&repo, &plan)?;
+    super::seed::check_copy(repo.root(), worktree_config.copy.as_deref().unwrap_or_default())?;
     let containment = containment(&rules, agent.as_ref())?;
     let spice = Spice::discover()?;
     // A resumed run may first have to mend what its killed predecessor left half written; the
@@ -95,6 +98,7 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<Run<'
         timeout,
         containment,
         pool: PoolPolicy::new(&worktree_config, max_parallel),
+        seed: SeedPolicy::new(&worktree_config),
     };
     let resumed = existing.is_some();
     let mut manifest = match existing {
@@ -114,11 +118,24 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<Run<'
             Ok(git::ensure_excluded(ws.repo.common_dir(), git::WT_EXCLUDES)?)
         })?;
         ensure_spice_knows(&ws, &base, !resumed)?;
+        if !ws.seed.sparse.is_empty() {
+            git::enable_worktree_config(ws.repo.root())?;
+        }
         ensure_worktree(&ws, &ws.main_worktree(), &base, "main", true)?;
     }
     let mut run = Run::new(ws, plan, manifest, max_parallel, resumed, sink, run_lock);
     run.save()?;
     run.ws.journal.crash_point(Step::Manifest, "saved", true);
+    if !run.ws.seed.copy.is_empty() {
+        let how = match super::seed::clones_files(run.ws.repo.root()) {
+            true => "cloned copy-on-write",
+            false => "copied: this file system cannot clone files, so each copy costs its full size",
+        };
+        let paths = run.ws.seed.copy.join(", ");
+        run.emit(Event::Notice {
+            message: format!("fresh worktrees get {paths} from the main checkout, {how}"),
+        });
+    }
     if resumed {
         reconcile(&mut run)?;
     }

@@ -79,6 +79,15 @@ pub fn execute_task(
     report: &mut dyn FnMut(Progress),
 ) -> Result<TaskOutcome, EngineError> {
     let watch = watch(ws, task, worktree, &ws.repo_lock()?)?;
+    match run_owed_setup(ws, task, worktree)? {
+        Setup::NotOwed => {}
+        Setup::Failed(failure) => return Ok(TaskOutcome::Failed(failure)),
+        Setup::Done => {
+            if let Some(failure) = take_back(ws, task, worktree, &watch)? {
+                return Ok(TaskOutcome::Failed(format!("setup: {failure}")));
+            }
+        }
+    }
     let prompt = Prompt::write(ws, task, worktree)?;
     let context = prompt.context(ws, task, worktree);
     let log = context.log();
@@ -116,6 +125,49 @@ pub fn execute_task(
         Some(failure) => Ok(TaskOutcome::Failed(failure)),
         None => finish_task(ws, task, worktree, base_commit, &watch, report),
     }
+}
+
+/// What became of the `[worktree] setup` a fresh worktree owes before its first agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Setup {
+    /// There is none, or the worktree is not fresh (recycled, or set up already).
+    NotOwed,
+    Done,
+    /// Why the task fails.
+    Failed(String),
+}
+
+/// Runs the setup the task's worktree owes, if it owes one: inside the task's sandbox, logged
+/// with the task. Once it passed, the worktree owes nothing more; a failed one is owed still.
+pub fn run_owed_setup(ws: &Workspace, task: &Task, worktree: &Path) -> Result<Setup, EngineError> {
+    let Some(setup) = &ws.seed.setup else { return Ok(Setup::NotOwed) };
+    let owed = super::seed::setup_owed(ws, worktree);
+    if !owed.exists() {
+        return Ok(Setup::NotOwed);
+    }
+    let prompt = Prompt::write(ws, task, worktree)?;
+    let context = prompt.context(ws, task, worktree);
+    let log = context.log();
+    let cmd = contained(ws, task, worktree, with_task_env(Cmd::new("sh").arg("-c").arg(setup), &context));
+    log_line(&log, &format!("setup: {setup}"))?;
+    match cmd.run_logged(&log) {
+        Ok(ExitDescription::Code(0)) => {}
+        Ok(status) => {
+            let failure = format!("setup `{setup}` {status}; output in {}", log.display());
+            return Ok(Setup::Failed(failure));
+        }
+        Err(err) => return Ok(Setup::Failed(format!("setup `{setup}`: {err}"))),
+    }
+    let leftovers = git::status_paths(worktree)?;
+    if !leftovers.is_empty() {
+        return Ok(Setup::Failed(format!(
+            "setup left files git does not ignore in {}: {}; what setup makes belongs in ignored folders",
+            worktree.display(),
+            leftovers.join(", ")
+        )));
+    }
+    std::fs::remove_file(&owed).map_err(|source| io(&format!("removing {}", owed.display()), source))?;
+    Ok(Setup::Done)
 }
 
 /// What follows each command of a task (its agent, its verify, a subagent's turn): the objects it

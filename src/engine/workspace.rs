@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use super::EngineError;
 use super::journal::Journal;
 use super::pool::{Pool, PoolPolicy};
+use super::seed::SeedPolicy;
 use crate::agent::Agent;
 use crate::git::Repo;
 use crate::plan::TaskId;
@@ -42,6 +43,8 @@ pub struct Workspace {
     pub containment: Containment,
     /// Whether the run recycles its worktrees through the repository's pool, and how.
     pub pool: PoolPolicy,
+    /// How a fresh worktree is made beyond `git worktree add`: sparse, seeded, owed a setup.
+    pub seed: SeedPolicy,
 }
 
 impl Workspace {

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use super::EngineError;
 use super::journal::{Journal, Step};
 use super::pool;
+use super::seed;
 use super::workspace::{WORKTREES_DIR, Workspace, main_worktree_path, task_worktree_path};
 use crate::git::{self, Repo};
 use crate::plan::Plan;
@@ -64,12 +65,11 @@ pub fn ensure_worktree(
     }
     std::fs::create_dir_all(ws.repo.root().join(WORKTREES_DIR))
         .map_err(|source| EngineError::Io { context: "creating .worktrees".into(), source })?;
-    if ws.pool().take(path, commitish, target, &ws.lock_reason())? {
+    // The pool's worktrees check everything out: a run that wants sparse ones makes them.
+    if ws.seed.sparse.is_empty() && ws.pool().take(path, commitish, target, &ws.lock_reason())? {
         return Ok(());
     }
-    ws.journal.step(Step::WorktreeAdd, target, || {
-        Ok(git::add_detached(ws.repo.root(), path, commitish, &ws.lock_reason())?)
-    })?;
+    ws.journal.step(Step::WorktreeAdd, target, || seed::make_fresh(ws, path, commitish))?;
     if ws.pool.recycle {
         pool::trust_fresh(&ws.layout, path);
     }

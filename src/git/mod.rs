@@ -24,8 +24,8 @@ pub use workdir::{
     switch, worktree_admin_dir,
 };
 pub use worktree::{
-    WorktreeEntry, add_detached, add_on_new_branch, list_worktrees, move_worktree,
-    remove_incomplete_worktree_records, remove_worktree, set_lock_reason,
+    WorktreeEntry, add_detached, add_detached_sparse, add_on_new_branch, enable_worktree_config,
+    list_worktrees, move_worktree, remove_incomplete_worktree_records, remove_worktree, set_lock_reason,
 };
 
 use crate::error_kind::ErrorKind;

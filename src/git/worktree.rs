@@ -54,6 +54,37 @@ pub fn add_detached(root: &Path, path: &Path, commitish: &str, reason: &str) -> 
     Ok(())
 }
 
+/// [`add_detached`] with a cone-mode sparse checkout of `dirs` (and the files at the top): the
+/// worktree is made without files, given its sparse patterns, then checked out. The repository
+/// must read worktree config already ([`enable_worktree_config`]), or git turns it on itself.
+pub fn add_detached_sparse(
+    root: &Path,
+    path: &Path,
+    commitish: &str,
+    reason: &str,
+    dirs: &[String],
+) -> Result<(), GitError> {
+    git(root)
+        .args(["worktree", "add", "--quiet", "--no-checkout", "--detach", "--lock", "--reason", reason])
+        .arg(path)
+        .arg(commitish)
+        .read()?;
+    git(path).args(["sparse-checkout", "set", "--cone", "--"]).args(dirs).read()?;
+    git(path).args(["checkout", "--quiet", "--detach", commitish]).read()?;
+    Ok(())
+}
+
+/// Sets `extensions.worktreeConfig` in the repository's config unless it is set: a sparse
+/// worktree keeps its patterns in its own config, and git would otherwise turn it on while the
+/// worktree is made — a change to the shared config in the middle of other tasks' work.
+pub fn enable_worktree_config(root: &Path) -> Result<(), GitError> {
+    let set = git(root).args(["config", "--type", "bool", "extensions.worktreeConfig"]).read_unchecked()?;
+    if set.stdout.trim() != "true" {
+        git(root).args(["config", "extensions.worktreeConfig", "true"]).read()?;
+    }
+    Ok(())
+}
+
 /// `git worktree add -b <branch> <path> <start>`: a worktree on a new branch made at `start`.
 pub fn add_on_new_branch(root: &Path, path: &Path, branch: &str, start: &str) -> Result<(), GitError> {
     git(root).args(["worktree", "add", "--quiet", "-b", branch]).arg(path).arg(start).read()?;

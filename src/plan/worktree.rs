@@ -6,6 +6,9 @@
 //! recycle = true                     # reuse finished worktrees through the pool (default true)
 //! pool_size = 4                      # at most this many parked (default: the run's max_parallel)
 //! keep = ["target/", "node_modules/"]  # ignored paths a recycled worktree keeps (gitignore patterns)
+//! sparse = ["services/api", "libs"]  # a fresh worktree checks out only these folders (cone mode)
+//! copy = ["node_modules", "target"]  # ignored paths of the main checkout copied into a fresh one
+//! setup = "npm ci"                   # run once in each fresh worktree, in its sandbox, before the agent
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -28,6 +31,14 @@ pub struct WorktreeConfig {
     /// Ignored paths (gitignore patterns, as `git clean -e` reads them) that a recycled worktree
     /// keeps; everything else untracked goes.
     pub keep: Option<Vec<String>>,
+    /// Folders a fresh worktree checks out (cone-mode sparse checkout); all when unset. A sparse
+    /// worktree is not recycled.
+    pub sparse: Option<Vec<String>>,
+    /// Ignored paths of the main checkout copied into a fresh worktree (cloned copy-on-write where
+    /// the file system can).
+    pub copy: Option<Vec<String>>,
+    /// A shell command run once in each fresh worktree, inside its sandbox, before the agent.
+    pub setup: Option<String>,
 }
 
 impl WorktreeConfig {
@@ -49,8 +60,24 @@ impl WorktreeConfig {
         Ok(Some(config))
     }
 
-    /// Every `keep` pattern is one a command line can carry.
+    /// Every `keep` pattern is one a command line can carry; `sparse` and `copy` name paths
+    /// inside the checkout; `setup` is a command.
     pub fn validate(&self) -> Result<(), String> {
+        for (key, paths) in [("sparse", &self.sparse), ("copy", &self.copy)] {
+            for path in paths.iter().flatten() {
+                let inside = std::path::Path::new(path)
+                    .components()
+                    .all(|part| matches!(part, std::path::Component::Normal(_)));
+                if path.is_empty() || !inside {
+                    return Err(format!(
+                        "{key} = {path:?}: name a folder inside the checkout, relative to its root, without `..`"
+                    ));
+                }
+            }
+        }
+        if self.setup.as_deref().is_some_and(|setup| setup.trim().is_empty()) {
+            return Err("setup is empty: give the command to run, or leave the key out".into());
+        }
         for pattern in self.keep.iter().flatten() {
             if pattern.trim().is_empty() || pattern.contains(['\n', '\0']) {
                 return Err(format!("keep = {pattern:?} is not a gitignore pattern"));
@@ -68,6 +95,9 @@ impl WorktreeConfig {
             recycle: other.recycle.or(self.recycle),
             pool_size: other.pool_size.or(self.pool_size),
             keep: other.keep.or(self.keep),
+            sparse: other.sparse.or(self.sparse),
+            copy: other.copy.or(self.copy),
+            setup: other.setup.or(self.setup),
         }
     }
 
@@ -90,12 +120,18 @@ mod tests {
 
     #[test]
     fn the_plan_wins_key_by_key_over_the_project() {
-        let project = WorktreeConfig { recycle: Some(false), pool_size: Some(2), keep: None };
-        let plan = WorktreeConfig { recycle: Some(true), pool_size: None, keep: Some(vec!["out/".into()]) };
+        let project = WorktreeConfig { recycle: Some(false), pool_size: Some(2), ..Default::default() };
+        let plan =
+            WorktreeConfig { recycle: Some(true), keep: Some(vec!["out/".into()]), ..Default::default() };
         let merged = project.merge(plan);
         assert_eq!(
             merged,
-            WorktreeConfig { recycle: Some(true), pool_size: Some(2), keep: Some(vec!["out/".into()]) }
+            WorktreeConfig {
+                recycle: Some(true),
+                pool_size: Some(2),
+                keep: Some(vec!["out/".into()]),
+                ..Default::default()
+            }
         );
         assert!(WorktreeConfig::default().recycles());
         assert_eq!(WorktreeConfig::default().kept()[0], "target/");

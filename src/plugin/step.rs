@@ -22,9 +22,9 @@ use super::waiting::{self, OutWorker, Release, ReleasedWorker, Workers};
 use super::workers::{WORKER_SLOTS, worker_type};
 use crate::agent::render_prompt;
 use crate::engine::{
-    Agents, Driven, EngineError, EventSink, PhaseDriver, PhaseEnd, Run, RunRequest, StackEntry, TaskOutcome,
-    drive, finish_task, has_work, lock_run, place_in_main, place_in_own_worktree, prepare, recorded_watch,
-    take_back, watch,
+    Agents, Driven, EngineError, EventSink, PhaseDriver, PhaseEnd, Run, RunRequest, Setup, StackEntry,
+    TaskOutcome, drive, finish_task, has_work, lock_run, place_in_main, place_in_own_worktree, prepare,
+    recorded_watch, run_owed_setup, take_back, watch,
 };
 use crate::git::Repo;
 use crate::plan::{Phase, Strategy, Task, TaskId};
@@ -235,6 +235,9 @@ fn sequential(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<PhaseEnd
                 let base_commit = run.claim_task(task, &below)?;
                 let fresh = state == TaskState::Pending;
                 place_in_main(&run.ws, task, &below, fresh.then_some(base_commit.as_str()))?;
+                if !set_up(run, task, &run.ws.main_worktree())? {
+                    return Ok(PhaseEnd::Failed);
+                }
                 return dispatch_one(run, phase, task);
             }
         }
@@ -288,6 +291,10 @@ fn parallel(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<PhaseEnd<S
         let base_commit = run.claim_task(task, phase_base)?;
         let fresh = state == TaskState::Pending;
         place_in_own_worktree(&run.ws, task, phase_base, fresh.then_some(base_commit.as_str()))?;
+        if !set_up(run, task, &run.task_worktree(task.id))? {
+            failures = true;
+            continue;
+        }
         match hand_out(run, task)? {
             Some(slot) => out.push((task, slot)),
             None => no_worker = true,
@@ -296,10 +303,25 @@ fn parallel(run: &mut Run, phase: &Phase, phase_base: &str) -> Result<PhaseEnd<S
     if !out.is_empty() {
         return Ok(PhaseEnd::Paused(dispatch(run, phase, &out)));
     }
+    if failures {
+        return Ok(PhaseEnd::Failed);
+    }
     if no_worker {
         return Err(no_slot(run));
     }
     Ok(PhaseEnd::Done)
+}
+
+/// Runs the setup a fresh worktree owes before the task's subagent is dispatched to it; false
+/// when it failed (the task is recorded as failed).
+fn set_up(run: &mut Run, task: &Task, worktree: &std::path::Path) -> Result<bool, EngineError> {
+    match run_owed_setup(&run.ws, task, worktree)? {
+        Setup::NotOwed | Setup::Done => Ok(true),
+        Setup::Failed(failure) => {
+            run.record_outcome(task, TaskOutcome::Failed(failure))?;
+            Ok(false)
+        }
+    }
 }
 
 fn no_slot(run: &Run) -> StepError {
