@@ -247,13 +247,14 @@ fn without_a_trusted_index_or_room_or_recycling_a_worktree_is_removed() {
 fn a_worktree_a_process_works_in_is_not_parked() {
     let f = fixture();
     let used = f.worktree("c0ffee-task-1-1");
-    let mut sleeper =
-        std::process::Command::new("sleep").arg("30").current_dir(used.join("lib")).spawn().unwrap();
+    let log = f.repo.common_dir().join("sleeper.log");
+    let sleeper =
+        crate::process::Cmd::new("sleep").arg("3").dir(used.join("lib")).start_to_files(&log, &log).unwrap();
+    let pid = sleeper.pid().unwrap();
     let retired = f.pool().retire(&used, "1.1", false);
-    sleeper.kill().unwrap();
     let _ = sleeper.wait();
     let Retired::Removed { reason } = retired.unwrap() else { panic!() };
-    assert!(reason.contains(&format!("process {} works in it", sleeper.id())), "{reason}");
+    assert!(reason.contains(&format!("process {pid} works in it")), "{reason}");
 }
 
 #[test]
