@@ -135,3 +135,31 @@ fn a_failing_setup_or_one_that_leaves_files_fails_its_task() {
         "{status}"
     );
 }
+
+#[test]
+fn under_wt_step_setup_runs_before_the_first_subagent_is_dispatched() {
+    let repo = repo();
+    let setup = "setup = \"mkdir -p node_modules && echo ran > node_modules/.setup-log\"";
+    let phases = ONE_SUBAGENT_TASK;
+    let plan = plan(&repo, "5e7200", setup, phases);
+    let out = repo.wt(&["step", &plan, "--json"]);
+    let step: serde_json::Value = serde_json::from_str(out.stdout().trim()).unwrap();
+    assert_eq!(step["status"], "dispatch", "{step:#}");
+    let worktree = repo.root.join(".worktrees/5e7200-task-1-1");
+    assert!(worktree.join("node_modules/.setup-log").is_file(), "set up before the subagent comes");
+    assert!(log(&repo, "5e7200", "1-1").contains("setup: mkdir -p node_modules"));
+
+    let failing = plan_failing(&repo);
+    let out = repo.wt(&["step", &failing, "--json"]);
+    let step: serde_json::Value = serde_json::from_str(out.stdout().trim()).unwrap();
+    assert_eq!(step["status"], "failed", "a failed setup dispatches nothing: {step:#}");
+    assert!(step.to_string().contains("setup `exit 4` exited with status 4"), "{step:#}");
+}
+
+fn plan_failing(repo: &TestRepo) -> String {
+    plan(repo, "5e7201", "setup = \"exit 4\"", ONE_SUBAGENT_TASK)
+}
+
+/// One parallel phase of one task for a subagent.
+const ONE_SUBAGENT_TASK: &str =
+    "[[phase]]\nstrategy = \"parallel\"\n[[phase.task]]\nname = \"t\"\nprompt = \"x\"\n";
