@@ -32,15 +32,20 @@ pub struct RefsSnapshot {
 impl RefsSnapshot {
     pub fn take(repo: &Repo, admin: Option<&Path>) -> Result<RefsSnapshot, EngineError> {
         let common = repo.common_dir();
+        // The HEAD logs before the refs: a sibling committing meanwhile (outside the repo lock)
+        // writes its HEAD log line before it moves its branch, so a move the refs below miss has
+        // its line past these sizes, where the check looks for explanations. Read the other way
+        // round, a commit landing between the two reads left its line inside the snapshot and
+        // its branch's move unexplained — and put back (seen with 96 parallel tasks).
+        let head_logs = other_head_logs(common, admin)
+            .into_iter()
+            .filter_map(|log| Some((log.clone(), size(&log)?)))
+            .collect();
         let refs = repo.refs()?;
         let reflogs = refs
             .keys()
             .filter(|name| name.starts_with("refs/heads/"))
             .filter_map(|name| Some((name.clone(), size(&common.join("logs").join(name))?)))
-            .collect();
-        let head_logs = other_head_logs(common, admin)
-            .into_iter()
-            .filter_map(|log| Some((log.clone(), size(&log)?)))
             .collect();
         Ok(RefsSnapshot { refs, reflogs, head_logs, locks: ref_locks(common).into_iter().collect() })
     }
