@@ -386,3 +386,43 @@ fn a_worker_cannot_write_files_while_a_command_it_started_still_runs() {
     assert_eq!(during, "deny", "a write while the background command runs");
     assert_eq!(write("schema.sql"), "allow", "once it has ended");
 }
+
+#[test]
+fn a_parallel_phase_handed_out_by_step_is_stacked_with_its_bases_recorded_then_one_restack() {
+    let repo = TestRepo::new();
+    let plan = repo.plan(
+        "plan.toml",
+        "[run]\nid = \"57e901\"\n[[phase]]\nname = \"Fan out\"\nstrategy = \"parallel\"\n\
+         [[phase.task]]\nname = \"a\"\nprompt = \"Write a.rs\"\n[[phase.task]]\nname = \"b\"\nprompt = \"Write b.rs\"\n\
+         [[phase.task]]\nname = \"c\"\nprompt = \"Write c.rs\"\n[[phase.task]]\nname = \"d\"\nprompt = \"Write d.rs\"\n",
+    );
+    let (mut code, mut outcome) = step(&repo, plan.to_str().unwrap());
+    let mut rounds = 0;
+    while outcome["status"] == "dispatch" {
+        assert_eq!(code, 0);
+        rounds += 1;
+        for (n, item) in outcome["dispatch"].as_array().unwrap().clone().iter().enumerate() {
+            dispatch_and_return(&repo, item, &format!("a{rounds}{n}"));
+        }
+        (code, outcome) = step(&repo, "57e901");
+        assert!(rounds < 10, "no progress: {outcome}");
+    }
+    assert_eq!(outcome["status"], "done", "{outcome}");
+    let branches = ["57e901-task-1-1-a", "57e901-task-1-2-b", "57e901-task-1-3-c", "57e901-task-1-4-d"];
+    repo.assert_linear_stack("main", &branches);
+    // wt step creates each branch on the phase base as it hands the task out, so stacking
+    // records the bases of c and d (top first), and one upstack onto of b restacks the rest.
+    let events =
+        std::fs::read_to_string(repo.root.join(".git/spectacular/runs/57e901/events.jsonl")).unwrap();
+    let stacking: Vec<String> = events
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|e| e["event"] == "step" && e["at"] == "intent")
+        .filter(|e| e["step"] == "retarget" || e["step"] == "upstack-onto")
+        .map(|e| format!("{}@{}", e["step"].as_str().unwrap(), e["target"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        stacking,
+        ["retarget@57e901-task-1-4-d", "retarget@57e901-task-1-3-c", "upstack-onto@57e901-task-1-2-b"]
+    );
+}
