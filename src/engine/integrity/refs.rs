@@ -34,9 +34,10 @@ impl RefsSnapshot {
         let common = repo.common_dir();
         // The HEAD logs before the refs: a sibling committing meanwhile (outside the repo lock)
         // writes its HEAD log line before it moves its branch, so a move the refs below miss has
-        // its line past these sizes, where the check looks for explanations. Read the other way
-        // round, a commit landing between the two reads left its line inside the snapshot and
-        // its branch's move unexplained — and put back (seen with 96 parallel tasks).
+        // its line past these sizes, where the check looks for explanations — or, when git
+        // stalled between the two writes for all of this, as the last line before them (see
+        // `commits_in_flight`). Read the other way round, a commit landing between the two reads
+        // left its branch's move unexplained, and put back (seen with 96 parallel tasks).
         let head_logs = other_head_logs(common, admin)
             .into_iter()
             .filter_map(|log| Some((log.clone(), size(&log)?)))
@@ -60,6 +61,7 @@ pub fn check(
     let common = repo.common_dir();
     let now = repo.refs()?;
     let explained = explanations(common, admin, &snapshot.head_logs);
+    let in_flight = commits_in_flight(common, admin, &snapshot.head_logs);
     let mut changes = Vec::new();
     let names: BTreeSet<&String> = snapshot.refs.keys().chain(now.keys()).collect();
     for name in names {
@@ -67,7 +69,9 @@ pub fn check(
         let others = name == &allowed.own
             || maintained(name)
             || allowed.other_runs.iter().any(|prefix| name.starts_with(prefix))
-            || after.is_some_and(|value| explained.contains(value));
+            || after.is_some_and(|value| explained.contains(value))
+            || matches!((before, after), (Some(before), Some(after))
+                if in_flight.contains(&(name.clone(), before.clone(), after.clone())));
         if before == after || others {
             continue;
         }
@@ -116,6 +120,40 @@ fn explanations(common: &Path, admin: Option<&Path>, before: &BTreeMap<PathBuf, 
     values
 }
 
+/// The moves git was making when the snapshot was taken: for each other worktree with a branch
+/// checked out, `(that branch, old, new)` from the last line its HEAD log had then. git writes a
+/// commit's HEAD log line before it moves the branch, so a commit caught between the two has its
+/// line inside the snapshot and its branch still at `old`; the branch's move to `new` is that
+/// commit's. Only the branch that worktree has checked out is explained so, and only that move.
+fn commits_in_flight(
+    common: &Path,
+    admin: Option<&Path>,
+    before: &BTreeMap<PathBuf, u64>,
+) -> BTreeSet<(String, String, String)> {
+    let mut moves = BTreeSet::new();
+    for log in other_head_logs(common, admin) {
+        let Some(&size) = before.get(&log) else { continue };
+        let Some(head) = log.parent().and_then(Path::parent).map(|dir| dir.join("HEAD")) else { continue };
+        let Some(branch) = std::fs::read_to_string(&head)
+            .ok()
+            .and_then(|text| text.trim().strip_prefix("ref: ").map(str::to_owned))
+        else {
+            continue;
+        };
+        let Ok(text) = std::fs::read(&log) else { continue };
+        let Some(logged) = text.get(..size as usize) else { continue };
+        let logged = String::from_utf8_lossy(logged);
+        let Some(last) = logged.strip_suffix('\n').and_then(|lines| lines.lines().next_back()) else {
+            continue;
+        };
+        let mut words = last.split(' ');
+        if let (Some(old), Some(new)) = (words.next(), words.next()) {
+            moves.insert((branch, old.to_owned(), new.to_owned()));
+        }
+    }
+    moves
+}
+
 /// The main checkout's HEAD log and every linked worktree's but the task's own.
 fn other_head_logs(common: &Path, admin: Option<&Path>) -> Vec<PathBuf> {
     let mut logs = vec![common.join("logs/HEAD")];
@@ -157,4 +195,38 @@ fn older_than(path: &Path, age: Duration) -> bool {
 
 fn io(path: &Path, source: std::io::Error) -> EngineError {
     EngineError::Io { context: format!("putting back {}", path.display()), source }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_commit_caught_between_its_log_line_and_its_branch_move_is_explained_for_that_branch_only() {
+        let temp = tempfile::tempdir().unwrap();
+        let common = temp.path();
+        let worktree = |name: &str, head: &str, log: &str| {
+            let dir = common.join("worktrees").join(name);
+            std::fs::create_dir_all(dir.join("logs")).unwrap();
+            std::fs::write(dir.join("HEAD"), head).unwrap();
+            std::fs::write(dir.join("logs/HEAD"), log).unwrap();
+            dir.join("logs/HEAD")
+        };
+        let line = |old: &str, new: &str| format!("{old} {new} T <t@example.com> 1 +0000\tcommit: x\n");
+        let committing = worktree("a", "ref: refs/heads/a\n", &(line("p0", "p0") + &line("p0", "a1")));
+        let detached = worktree("b", "p0\n", &line("p0", "b1"));
+        let later = worktree("c", "ref: refs/heads/c\n", &(line("p0", "p0") + &line("p0", "c1")));
+        let own = worktree("d", "ref: refs/heads/d\n", &line("p0", "d1"));
+        let size = |log: &PathBuf| std::fs::metadata(log).unwrap().len();
+        let before = BTreeMap::from([
+            (committing.clone(), size(&committing)),
+            (detached.clone(), size(&detached)),
+            // c's commit line came after the snapshot: it is an ordinary explanation, not this.
+            (later.clone(), size(&later) - line("p0", "c1").len() as u64),
+            (own.clone(), size(&own)),
+        ]);
+        let moves = commits_in_flight(common, Some(&common.join("worktrees/d")), &before);
+        let expected = ("refs/heads/a".to_owned(), "p0".to_owned(), "a1".to_owned());
+        assert_eq!(moves, BTreeSet::from([expected, ("refs/heads/c".into(), "p0".into(), "p0".into())]));
+    }
 }
