@@ -35,27 +35,37 @@ pub fn check_worktree_paths(repo: &Repo, plan: &Plan, layout: &StateLayout) -> R
     Ok(())
 }
 
-/// Creates a run worktree detached at `commitish`, locked, or keeps the one that is there; one
-/// git still records but whose folder is gone or half created is removed and made again (its
-/// branch, where the work is, stays). A new one comes from the repository's pool of recycled
-/// worktrees when the run recycles and the pool has one, else from `git worktree add`.
+/// What `ensure_worktree` leaves to do once the repo lock is let go.
+#[must_use]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ensured {
+    /// The worktree is there with its files (kept, or taken from the pool).
+    Ready,
+    /// There is none: `make_worktree` makes it.
+    Missing,
+}
+
+/// Keeps the run worktree at `path`, or takes one from the repository's pool of recycled
+/// worktrees detached at `commitish` (when the run recycles and the pool has one); one git still
+/// records but whose folder is gone or half made is removed first (its branch, where the work is,
+/// stays). `Ensured::Missing`: `make_worktree` is to make it. The caller holds the repo lock.
 pub fn ensure_worktree(
     ws: &Workspace,
     path: &Path,
     commitish: &str,
     target: &str,
     may_hold_work: bool,
-) -> Result<(), EngineError> {
+) -> Result<Ensured, EngineError> {
     // A move in or out of the pool that a killed process left is finished first: it may have left
     // a worktree at `path` that is not at its commit yet.
     pool::recover(&ws.repo, &ws.layout)?;
-    // A `git worktree add` killed while it checked out leaves a worktree git opens but whose files
-    // are partly missing: a task working there would commit their deletion.
+    // A worktree whose making was cut short is there, git opens it, and part of its files are
+    // missing: a task working there would commit their deletion.
     let cut_short = || {
         Journal::unfinished(&ws.layout.events(&ws.run_id)).contains(&(Step::WorktreeAdd, target.to_owned()))
     };
     if path.exists() && git::open_worktree(path).is_ok() && !cut_short() {
-        return Ok(());
+        return Ok(Ensured::Ready);
     }
     // Registered, or left half made by a `git worktree add` this run's journal shows was cut
     // short (check_worktree_paths refused any other folder in a run's place).
@@ -64,11 +74,34 @@ pub fn ensure_worktree(
     }
     std::fs::create_dir_all(ws.repo.root().join(WORKTREES_DIR))
         .map_err(|source| EngineError::Io { context: "creating .worktrees".into(), source })?;
-    if ws.pool().take(path, commitish, target, &ws.lock_reason())? {
+    match ws.pool().take(path, commitish, target, &ws.lock_reason())? {
+        true => Ok(Ensured::Ready),
+        false => Ok(Ensured::Missing),
+    }
+}
+
+/// Makes the worktree `ensure_worktree` found missing: registered under the repo lock (`git
+/// worktree add --no-checkout`, a moment), then its files written without it (the long part,
+/// which touches nothing but this worktree), so that several new worktrees are written at once.
+/// One journal step spans both: a kill anywhere in it leaves a worktree the next
+/// `ensure_worktree` makes again. The caller does not hold the repo lock.
+pub fn make_worktree(
+    ws: &Workspace,
+    path: &Path,
+    commitish: &str,
+    target: &str,
+    ensured: Ensured,
+) -> Result<(), EngineError> {
+    if ensured == Ensured::Ready {
         return Ok(());
     }
     ws.journal.step(Step::WorktreeAdd, target, || {
-        Ok(git::add_detached(ws.repo.root(), path, commitish, &ws.lock_reason())?)
+        {
+            let _repo_lock = ws.repo_lock()?;
+            git::add_detached_empty(ws.repo.root(), path, commitish, &ws.lock_reason())?;
+        }
+        ws.journal.crash_point(Step::WorktreeFill, target, false);
+        Ok(git::fill(path)?)
     })?;
     if ws.pool.recycle {
         pool::trust_fresh(&ws.layout, path);

@@ -24,7 +24,7 @@ pub use workdir::{
     switch, worktree_admin_dir,
 };
 pub use worktree::{
-    WorktreeEntry, add_detached, add_on_new_branch, list_worktrees, move_worktree,
+    WorktreeEntry, add_detached, add_detached_empty, add_on_new_branch, fill, list_worktrees, move_worktree,
     remove_incomplete_worktree_records, remove_worktree, set_lock_reason,
 };
 

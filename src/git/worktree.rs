@@ -54,6 +54,27 @@ pub fn add_detached(root: &Path, path: &Path, commitish: &str, reason: &str) -> 
     Ok(())
 }
 
+/// `git worktree add --no-checkout --detach --lock --reason <reason> <path> <commitish>`: the
+/// worktree registered, HEAD detached at the commit, without an index or any file yet (`fill`
+/// writes them). Registering takes a moment; writing the files is the long part, and touches
+/// nothing but this worktree.
+pub fn add_detached_empty(root: &Path, path: &Path, commitish: &str, reason: &str) -> Result<(), GitError> {
+    git(root)
+        .args(["worktree", "add", "--quiet", "--no-checkout", "--detach", "--lock", "--reason", reason])
+        .arg(path)
+        .arg(commitish)
+        .read()?;
+    Ok(())
+}
+
+/// `git reset --hard --no-recurse-submodules`: the index and every file of the worktree as HEAD
+/// has them; what `git worktree add` runs in a new worktree. Done again after a kill, it finishes
+/// the job.
+pub fn fill(worktree: &Path) -> Result<(), GitError> {
+    git(worktree).args(["reset", "--quiet", "--hard", "--no-recurse-submodules"]).read()?;
+    Ok(())
+}
+
 /// `git worktree add -b <branch> <path> <start>`: a worktree on a new branch made at `start`.
 pub fn add_on_new_branch(root: &Path, path: &Path, branch: &str, start: &str) -> Result<(), GitError> {
     git(root).args(["worktree", "add", "--quiet", "-b", branch]).arg(path).arg(start).read()?;
