@@ -2,9 +2,10 @@
 //! its tracked files are exactly its HEAD commit's (checked against an index wt's own git wrote,
 //! not the one the task left), nothing untracked is left but the ignored paths the policy keeps
 //! (`git clean` says when it could not remove something), HEAD is detached, no process works in
-//! it, and its git admin folder holds nothing but what every worktree has. Whatever else a task may have left — a rebase or merge under way, refs or
-//! configuration of the worktree's own, sparse-checkout, a split index, locks, nested
-//! repositories, files wt cannot remove — makes it unfit: it is removed, never reused.
+//! it, and its git admin folder holds nothing but what every worktree has. Whatever else a task
+//! may have left — a rebase or merge under way, refs or configuration of the worktree's own,
+//! sparse-checkout, a split index, locks, a submodule's files, a tracked file hard-linked from
+//! elsewhere, files git cannot remove — makes it unfit: it is removed, never reused.
 
 use std::path::{Path, PathBuf};
 
