@@ -99,12 +99,12 @@ macro_rules! crash_tests {
 }
 
 crash_tests! {
-    crash_during_prepare_resumes: ["exclude", "spice-init", "spice-init:after", "worktree-add@main", "worktree-add@main:after", "manifest:after"];
+    crash_during_prepare_resumes: ["exclude", "spice-init", "spice-init:after", "worktree-add@main", "worktree-fill@main", "worktree-add@main:after", "manifest:after"];
     crash_around_a_sequential_branch_resumes: ["claim@1.1:after", "branch-create@1.1", "branch-create@1.1:after", "branch-create@1.2:after"];
     crash_around_a_sequential_agent_resumes: ["agent@1.1", "agent@1.1:after", "commit@1.1:after", "verify@1.1", "verify@1.1:after", "agent@3.1:after"];
     // A parallel phase's branches are all created before its first task starts, last one first
     // (2.3, then 2.2 `--below` it, then 2.1): the first crash point of each target is there.
-    crash_while_preparing_parallel_tasks_resumes: ["claim@2.3:after", "branch-create@2.3:after", "branch-create@2.2", "branch-create@2.2:after", "branch-create@2.1", "worktree-add@2.1", "worktree-add@2.2:after"];
+    crash_while_preparing_parallel_tasks_resumes: ["claim@2.3:after", "branch-create@2.3:after", "branch-create@2.2", "branch-create@2.2:after", "branch-create@2.1", "worktree-add@2.1", "worktree-fill@2.2", "worktree-add@2.2:after"];
     crash_around_parallel_agents_resumes: ["agent@2.2", "agent@2.1:after", "commit@2.3", "commit@2.2:after"];
     // git-spice already records the phase's branches in plan order, so stacking is one
     // `upstack onto` of the second branch that restacks everything above it.

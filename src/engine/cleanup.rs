@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::EngineError;
 use super::journal::{Journal, Step};
-use super::pool::{self, Pool, PoolPolicy, Retired, remove_run_worktree};
+use super::pool::{self, Pool, PoolPolicy, Retired, Uncommitted, remove_run_worktree};
 use super::prepare::DEFAULT_MAX_PARALLEL;
 use super::run::lock_run;
 use super::worktrees::run_worktrees;
@@ -84,11 +84,13 @@ pub fn cleanup(repo: &Repo, request: &CleanupRequest) -> Result<CleanupReport, E
     let mut report = CleanupReport { run_id: run_id.clone(), ..CleanupReport::default() };
     let _repo_lock = FileLock::acquire(&layout.repo_lock())?;
     let pool = Pool { repo, layout: &layout, journal: &journal, policy: &policy };
+    // Without --force every worktree was just seen clean (`refuse_dirty`).
+    let uncommitted = if request.force { Uncommitted::Discard } else { Uncommitted::NoneSeen };
     for worktree in worktrees {
         let target = worktree.to_string_lossy().into_owned();
         let retired =
             journal.step(Step::CleanupWorktree, &target, || match pool_target(&worktree, run_id) {
-                Some(name) => pool.retire(&worktree, &name, true),
+                Some(name) => pool.retire(&worktree, &name, uncommitted),
                 None => {
                     remove_run_worktree(repo, &layout, &worktree, true)?;
                     Ok(Retired::Removed { reason: "moved aside by a repair".into() })

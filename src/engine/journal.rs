@@ -24,6 +24,8 @@ pub enum Step {
     TrackBase,
     WorktreeRepair,
     WorktreeAdd,
+    /// Crash point only: a new worktree registered, its files not written yet.
+    WorktreeFill,
     BranchCreate,
     BranchTrack,
     Agent,
@@ -52,12 +54,13 @@ pub enum Step {
 }
 
 impl Step {
-    const ALL: [Step; 26] = [
+    const ALL: [Step; 27] = [
         Step::Exclude,
         Step::SpiceInit,
         Step::TrackBase,
         Step::WorktreeRepair,
         Step::WorktreeAdd,
+        Step::WorktreeFill,
         Step::BranchCreate,
         Step::BranchTrack,
         Step::Agent,
@@ -88,6 +91,7 @@ impl Step {
             Step::TrackBase => "track-base",
             Step::WorktreeRepair => "worktree-repair",
             Step::WorktreeAdd => "worktree-add",
+            Step::WorktreeFill => "worktree-fill",
             Step::BranchCreate => "branch-create",
             Step::BranchTrack => "branch-track",
             Step::Agent => "agent",

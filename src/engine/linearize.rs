@@ -25,6 +25,7 @@
 use super::EngineError;
 use super::event::Event;
 use super::journal::Step;
+use super::pool::Uncommitted;
 use super::run::Run;
 use super::stack::check_stack_through;
 use super::workspace::Workspace;
@@ -124,7 +125,9 @@ fn release_branches(run: &Run, phase: &Phase) -> Result<(), EngineError> {
         let changed = git::status_paths(&worktree)?;
         if changed.is_empty() {
             let target = task.id.to_string();
-            ws.journal.step(Step::Release, &target, || ws.pool().retire(&worktree, &target, false))?;
+            ws.journal.step(Step::Release, &target, || {
+                ws.pool().retire(&worktree, &target, Uncommitted::NoneSeen)
+            })?;
             continue;
         }
         if git::current_branch(&worktree)?.is_some() {

@@ -6,7 +6,7 @@ use std::path::Path;
 use super::EngineError;
 use super::journal::Step;
 use super::workspace::Workspace;
-use super::worktrees::ensure_worktree;
+use super::worktrees::{ensure_worktree, make_worktree};
 use crate::git;
 use crate::plan::Task;
 
@@ -26,8 +26,9 @@ pub fn place_in_main(
 }
 
 /// Readies a parallel task in its own worktree: the worktree detached at `phase_base` (made,
-/// kept or repaired), and its branch. The caller has claimed the task; `fresh` is its base
-/// commit when no agent has run for it yet.
+/// kept, taken from the pool or repaired), and its branch. The caller has claimed the task;
+/// `fresh` is its base commit when no agent has run for it yet. A new worktree's files are
+/// written between two holds of the repo lock, so siblings' worktrees are written at once.
 pub fn place_in_own_worktree(
     ws: &Workspace,
     task: &Task,
@@ -36,8 +37,12 @@ pub fn place_in_own_worktree(
 ) -> Result<(), EngineError> {
     let worktree = ws.task_worktree(task.id);
     let target = task.id.to_string();
+    let ensured = {
+        let _repo_lock = ws.repo_lock()?;
+        ensure_worktree(ws, &worktree, phase_base, &target, fresh.is_none())?
+    };
+    make_worktree(ws, &worktree, phase_base, &target, ensured)?;
     let _repo_lock = ws.repo_lock()?;
-    ensure_worktree(ws, &worktree, phase_base, &target, fresh.is_none())?;
     ws.journal.step(Step::BranchCreate, &target, || place_task_branch(ws, &worktree, task, phase_base, fresh))
 }
 

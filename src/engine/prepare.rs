@@ -14,7 +14,7 @@ use super::records::{new_manifest, rebuild_for_plan};
 use super::run::{Run, lock_run};
 use super::seed::SeedPolicy;
 use super::workspace::Workspace;
-use super::worktrees::{check_worktree_paths, ensure_worktree};
+use super::worktrees::{check_worktree_paths, ensure_worktree, make_worktree};
 use super::{Agents, EngineError, EventSink, RunRequest};
 use crate::agent;
 use crate::git::{self, Repo};
@@ -112,7 +112,7 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<Run<'
     manifest.containment = Some(containment);
     save_plan_copy(&ws, &plan)?;
     write_guard_rules(&ws, &rules)?;
-    {
+    let ensured = {
         let _repo_lock = ws.repo_lock()?;
         ws.journal.step(Step::Exclude, "info/exclude", || {
             Ok(git::ensure_excluded(ws.repo.common_dir(), git::WT_EXCLUDES)?)
@@ -121,8 +121,9 @@ pub fn prepare<'s>(request: RunRequest, sink: &'s dyn EventSink) -> Result<Run<'
         if !ws.seed.sparse.is_empty() {
             git::enable_worktree_config(ws.repo.root())?;
         }
-        ensure_worktree(&ws, &ws.main_worktree(), &base, "main", true)?;
-    }
+        ensure_worktree(&ws, &ws.main_worktree(), &base, "main", true)?
+    };
+    make_worktree(&ws, &ws.main_worktree(), &base, "main", ensured)?;
     let mut run = Run::new(ws, plan, manifest, max_parallel, resumed, sink, run_lock);
     run.save()?;
     run.ws.journal.crash_point(Step::Manifest, "saved", true);

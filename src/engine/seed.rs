@@ -9,8 +9,6 @@ use std::fs;
 use std::io;
 use std::path::{Component, Path};
 
-use super::EngineError;
-use super::workspace::Workspace;
 use crate::git::{self, GitError};
 use crate::plan::WorktreeConfig;
 
@@ -33,39 +31,6 @@ impl SeedPolicy {
             setup: config.setup.clone(),
         }
     }
-}
-
-/// Makes the fresh worktree `path` detached at `commitish`: sparse when the run asks, seeded with
-/// the run's `copy`, and owed the run's `setup` (recorded first, so a kill after the add still
-/// leaves it owed). The caller holds the repo lock and journals this as one step.
-pub fn make_fresh(ws: &Workspace, path: &Path, commitish: &str) -> Result<(), EngineError> {
-    let policy = &ws.seed;
-    if policy.setup.is_some() {
-        let owed = setup_owed(ws, path);
-        if let Some(dir) = owed.parent() {
-            fs::create_dir_all(dir).map_err(|source| EngineError::Io {
-                context: format!("creating {}", dir.display()),
-                source,
-            })?;
-        }
-        fs::write(&owed, b"")
-            .map_err(|source| EngineError::Io { context: format!("writing {}", owed.display()), source })?;
-    }
-    let root = ws.repo.root();
-    match policy.sparse.as_slice() {
-        [] => git::add_detached(root, path, commitish, &ws.lock_reason())?,
-        dirs => git::add_detached_sparse(root, path, commitish, &ws.lock_reason(), dirs)?,
-    }
-    if !policy.copy.is_empty() {
-        copy_ignored(root, path, &policy.copy)?;
-    }
-    Ok(())
-}
-
-/// The mark that the worktree at `path` still owes the run's setup.
-pub fn setup_owed(ws: &Workspace, path: &Path) -> std::path::PathBuf {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    ws.layout.run_dir(&ws.run_id).join("setup-owed").join(name)
 }
 
 /// Whether files cloned from the main checkout into `.worktrees` share their blocks (a file

@@ -141,7 +141,7 @@ pub enum Setup {
 /// with the task. Once it passed, the worktree owes nothing more; a failed one is owed still.
 pub fn run_owed_setup(ws: &Workspace, task: &Task, worktree: &Path) -> Result<Setup, EngineError> {
     let Some(setup) = &ws.seed.setup else { return Ok(Setup::NotOwed) };
-    let owed = super::seed::setup_owed(ws, worktree);
+    let owed = super::worktrees::setup_owed(ws, worktree);
     if !owed.exists() {
         return Ok(Setup::NotOwed);
     }

@@ -36,27 +36,37 @@ pub fn check_worktree_paths(repo: &Repo, plan: &Plan, layout: &StateLayout) -> R
     Ok(())
 }
 
-/// Creates a run worktree detached at `commitish`, locked, or keeps the one that is there; one
-/// git still records but whose folder is gone or half created is removed and made again (its
-/// branch, where the work is, stays). A new one comes from the repository's pool of recycled
-/// worktrees when the run recycles and the pool has one, else from `git worktree add`.
+/// What `ensure_worktree` leaves to do once the repo lock is let go.
+#[must_use]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ensured {
+    /// The worktree is there with its files (kept, or taken from the pool).
+    Ready,
+    /// There is none: `make_worktree` makes it.
+    Missing,
+}
+
+/// Keeps the run worktree at `path`, or takes one from the repository's pool of recycled
+/// worktrees detached at `commitish` (when the run recycles and the pool has one); one git still
+/// records but whose folder is gone or half made is removed first (its branch, where the work is,
+/// stays). `Ensured::Missing`: `make_worktree` is to make it. The caller holds the repo lock.
 pub fn ensure_worktree(
     ws: &Workspace,
     path: &Path,
     commitish: &str,
     target: &str,
     may_hold_work: bool,
-) -> Result<(), EngineError> {
+) -> Result<Ensured, EngineError> {
     // A move in or out of the pool that a killed process left is finished first: it may have left
     // a worktree at `path` that is not at its commit yet.
     pool::recover(&ws.repo, &ws.layout)?;
-    // A `git worktree add` killed while it checked out leaves a worktree git opens but whose files
-    // are partly missing: a task working there would commit their deletion.
+    // A worktree whose making was cut short is there, git opens it, and part of its files are
+    // missing: a task working there would commit their deletion.
     let cut_short = || {
         Journal::unfinished(&ws.layout.events(&ws.run_id)).contains(&(Step::WorktreeAdd, target.to_owned()))
     };
     if path.exists() && git::open_worktree(path).is_ok() && !cut_short() {
-        return Ok(());
+        return Ok(Ensured::Ready);
     }
     // Registered, or left half made by a `git worktree add` this run's journal shows was cut
     // short (check_worktree_paths refused any other folder in a run's place).
@@ -67,13 +77,70 @@ pub fn ensure_worktree(
         .map_err(|source| EngineError::Io { context: "creating .worktrees".into(), source })?;
     // The pool's worktrees check everything out: a run that wants sparse ones makes them.
     if ws.seed.sparse.is_empty() && ws.pool().take(path, commitish, target, &ws.lock_reason())? {
+        return Ok(Ensured::Ready);
+    }
+    Ok(Ensured::Missing)
+}
+
+/// Makes the worktree `ensure_worktree` found missing (`make_fresh`), as one journal step:
+/// a kill anywhere in it leaves a worktree the next `ensure_worktree` makes again. The caller
+/// does not hold the repo lock, so that several new worktrees are written at once.
+pub fn make_worktree(
+    ws: &Workspace,
+    path: &Path,
+    commitish: &str,
+    target: &str,
+    ensured: Ensured,
+) -> Result<(), EngineError> {
+    if ensured == Ensured::Ready {
         return Ok(());
     }
-    ws.journal.step(Step::WorktreeAdd, target, || seed::make_fresh(ws, path, commitish))?;
+    ws.journal.step(Step::WorktreeAdd, target, || make_fresh(ws, path, commitish, target))?;
     if ws.pool.recycle {
         pool::trust_fresh(&ws.layout, path);
     }
     Ok(())
+}
+
+/// Makes the fresh worktree `path` detached at `commitish`: sparse when the run asks, seeded with
+/// the run's `copy`, and owed the run's `setup` (recorded first, so a kill after the add still
+/// leaves it owed). It is registered under the repo lock (`git worktree add --no-checkout`, a
+/// moment); its files are written and copied without it (the long part, which touches nothing but
+/// this worktree), so several fresh worktrees are written at once. The caller does not hold the
+/// repo lock, and journals this as one step for `target`.
+pub fn make_fresh(ws: &Workspace, path: &Path, commitish: &str, target: &str) -> Result<(), EngineError> {
+    let policy = &ws.seed;
+    if policy.setup.is_some() {
+        let owed = setup_owed(ws, path);
+        if let Some(dir) = owed.parent() {
+            std::fs::create_dir_all(dir).map_err(|source| EngineError::Io {
+                context: format!("creating {}", dir.display()),
+                source,
+            })?;
+        }
+        std::fs::write(&owed, b"")
+            .map_err(|source| EngineError::Io { context: format!("writing {}", owed.display()), source })?;
+    }
+    let root = ws.repo.root();
+    {
+        let _repo_lock = ws.repo_lock()?;
+        git::add_detached_empty(root, path, commitish, &ws.lock_reason())?;
+    }
+    ws.journal.crash_point(Step::WorktreeFill, target, false);
+    if !policy.sparse.is_empty() {
+        git::sparse_checkout(path, &policy.sparse)?;
+    }
+    git::fill(path)?;
+    if !policy.copy.is_empty() {
+        seed::copy_ignored(root, path, &policy.copy)?;
+    }
+    Ok(())
+}
+
+/// The mark that the worktree at `path` still owes the run's setup.
+pub fn setup_owed(ws: &Workspace, path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    ws.layout.run_dir(&ws.run_id).join("setup-owed").join(name)
 }
 
 /// Drops git's record of a worktree that cannot be used. A folder git refuses to remove (a

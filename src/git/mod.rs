@@ -14,7 +14,7 @@ mod worktree;
 pub use diff::diff;
 pub use exclude::{WORKTREES_DIR, WT_EXCLUDES, ensure_excluded, is_ignored};
 pub use objects::holds_anything;
-pub use recycle::{checkout_detached, clean_except, detach_hard, refresh_index, untracked_except};
+pub use recycle::{checkout_detached, clean_except, detach_hard, refresh_index};
 pub use refs::{SYMBOLIC, put_back_ref};
 pub use remote::{Lease, Pushed, delete_branch, fetch_branch, move_branch, push_branch, remote_branch};
 pub use repo::Repo;
@@ -24,8 +24,9 @@ pub use workdir::{
     switch, worktree_admin_dir,
 };
 pub use worktree::{
-    WorktreeEntry, add_detached, add_detached_sparse, add_on_new_branch, enable_worktree_config,
+    WorktreeEntry, add_detached, add_detached_empty, add_on_new_branch, enable_worktree_config, fill,
     list_worktrees, move_worktree, remove_incomplete_worktree_records, remove_worktree, set_lock_reason,
+    sparse_checkout,
 };
 
 use crate::error_kind::ErrorKind;

@@ -1,6 +1,5 @@
 //! What recycling a used worktree asks of git: make its tracked files exactly a commit's, remove
-//! what is untracked (but the ignored paths it keeps), list what is left, and check out another
-//! commit. These run in a worktree a task has written, so each gets wt's safe configuration and
+//! what is untracked (but the ignored paths it keeps), and check out another commit. These run in a worktree a task has written, so each gets wt's safe configuration and
 //! stat checks that trust nothing the task could set: ctime (which no unprivileged process can
 //! set back) is compared, and the repository's own `core.trustctime`, `core.checkStat` or
 //! `core.ignoreStat` cannot weaken that.
@@ -36,27 +35,16 @@ pub fn detach_hard(dir: &Path) -> Result<(), GitError> {
     Ok(())
 }
 
-/// `git clean -f -d -x -e <keep>…`: removes every untracked file and folder, ignored or not,
-/// except those matching a `keep` pattern. A nested repository is left (one `-f`), and found by
-/// `untracked_except` afterwards.
+/// `git clean -ff -d -x -e <keep>…`: removes every untracked file and folder, ignored or not,
+/// repositories nested in them too, except what a `keep` pattern matches. Fails when anything it
+/// should remove is still there (git exits 1 when an unlink fails).
 pub fn clean_except(dir: &Path, keep: &[String]) -> Result<(), GitError> {
-    let mut cmd = strict(dir).args(["clean", "-f", "-d", "-x", "-q"]);
+    let mut cmd = strict(dir).args(["clean", "-f", "-f", "-d", "-x", "-q"]);
     for pattern in keep {
         cmd = cmd.arg("-e").arg(pattern);
     }
     cmd.read()?;
     Ok(())
-}
-
-/// What is untracked in `dir`, ignored or not, outside the `keep` patterns (whose folders git
-/// does not even enter).
-pub fn untracked_except(dir: &Path, keep: &[String]) -> Result<Vec<String>, GitError> {
-    let mut cmd = strict(dir).args(["ls-files", "--others", "-z"]);
-    for pattern in keep {
-        cmd = cmd.arg(format!("--exclude={pattern}"));
-    }
-    let out = cmd.read()?;
-    Ok(out.stdout.split('\0').filter(|path| !path.is_empty()).map(str::to_owned).collect())
 }
 
 /// `git checkout --detach --force <commitish>`: HEAD detached at it, the files that differ

@@ -54,23 +54,24 @@ pub fn add_detached(root: &Path, path: &Path, commitish: &str, reason: &str) -> 
     Ok(())
 }
 
-/// [`add_detached`] with a cone-mode sparse checkout of `dirs` (and the files at the top): the
-/// worktree is made without files, given its sparse patterns, then checked out. The repository
-/// must read worktree config already ([`enable_worktree_config`]), or git turns it on itself.
-pub fn add_detached_sparse(
-    root: &Path,
-    path: &Path,
-    commitish: &str,
-    reason: &str,
-    dirs: &[String],
-) -> Result<(), GitError> {
+/// `git worktree add --no-checkout --detach --lock --reason <reason> <path> <commitish>`: the
+/// worktree registered, HEAD detached at the commit, without an index or any file yet (`fill`
+/// writes them). Registering takes a moment; writing the files is the long part, and touches
+/// nothing but this worktree.
+pub fn add_detached_empty(root: &Path, path: &Path, commitish: &str, reason: &str) -> Result<(), GitError> {
     git(root)
         .args(["worktree", "add", "--quiet", "--no-checkout", "--detach", "--lock", "--reason", reason])
         .arg(path)
         .arg(commitish)
         .read()?;
-    git(path).args(["sparse-checkout", "set", "--cone", "--"]).args(dirs).read()?;
-    git(path).args(["checkout", "--quiet", "--detach", commitish]).read()?;
+    Ok(())
+}
+
+/// `git sparse-checkout set --cone -- <dirs>` in a worktree `add_detached_empty` made: `fill`
+/// then writes only those folders (and the files at the top). The repository must read worktree
+/// config already ([`enable_worktree_config`]), or git turns it on itself.
+pub fn sparse_checkout(worktree: &Path, dirs: &[String]) -> Result<(), GitError> {
+    git(worktree).args(["sparse-checkout", "set", "--cone", "--"]).args(dirs).read()?;
     Ok(())
 }
 
@@ -82,6 +83,14 @@ pub fn enable_worktree_config(root: &Path) -> Result<(), GitError> {
     if set.stdout.trim() != "true" {
         git(root).args(["config", "extensions.worktreeConfig", "true"]).read()?;
     }
+    Ok(())
+}
+
+/// `git reset --hard --no-recurse-submodules`: the index and every file of the worktree as HEAD
+/// has them (within its sparse patterns); what `git worktree add` runs in a new worktree. Done
+/// again after a kill, it finishes the job.
+pub fn fill(worktree: &Path) -> Result<(), GitError> {
+    git(worktree).args(["reset", "--quiet", "--hard", "--no-recurse-submodules"]).read()?;
     Ok(())
 }
 

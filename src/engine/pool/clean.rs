@@ -1,10 +1,11 @@
 //! Making a used worktree fit for the next task, or saying why it is not. A worktree is fit when
 //! its tracked files are exactly its HEAD commit's (checked against an index wt's own git wrote,
-//! not the one the task left), nothing untracked is left but the ignored paths the policy keeps,
-//! HEAD is detached, no process works in it, and its git admin folder holds nothing but what
-//! every worktree has. Whatever else a task may have left — a rebase or merge under way, refs or
-//! configuration of the worktree's own, sparse-checkout, a split index, locks, nested
-//! repositories, files wt cannot remove — makes it unfit: it is removed, never reused.
+//! not the one the task left), nothing untracked is left but the ignored paths the policy keeps
+//! (`git clean` says when it could not remove something), HEAD is detached, no process works in
+//! it, and its git admin folder holds nothing but what every worktree has. Whatever else a task
+//! may have left — a rebase or merge under way, refs or configuration of the worktree's own,
+//! sparse-checkout, a split index, locks, a submodule's files, a tracked file hard-linked from
+//! elsewhere, files git cannot remove — makes it unfit: it is removed, never reused.
 
 use std::path::{Path, PathBuf};
 
@@ -35,6 +36,9 @@ pub fn make_fit(layout: &StateLayout, worktree: &Path, admin: &Path, keep: &[Str
     check_unused(worktree)?;
     check_admin(admin)?;
     restore_trusted_index(layout, admin)?;
+    // Every file whose stat data differs from the trusted index is compared by content, then
+    // whatever differs from HEAD is written again (and the index is HEAD's): together what
+    // `git reset --hard` does, without writing again a file that only looks changed.
     git::refresh_index(worktree)?;
     git::detach_hard(worktree)?;
     check_tracked_paths(worktree)?;
@@ -43,16 +47,6 @@ pub fn make_fit(layout: &StateLayout, worktree: &Path, admin: &Path, keep: &[Str
     check_admin(admin)?;
     if git::current_branch(worktree)?.is_some() {
         return Err(Unfit("it is still on a branch".into()));
-    }
-    let changed = git::status_paths(worktree)?;
-    if !changed.is_empty() {
-        return Err(Unfit(format!("cleaning left changed files: {}", shorten(&changed))));
-    }
-    // What `git clean` leaves: a repository nested in untracked or ignored files, files it could
-    // not remove.
-    let left = git::untracked_except(worktree, keep)?;
-    if !left.is_empty() {
-        return Err(Unfit(format!("cleaning could not remove {}", shorten(&left))));
     }
     Ok(())
 }
@@ -197,12 +191,6 @@ fn remove_leftovers(admin: &Path) -> std::io::Result<()> {
         }
     }
     Ok(())
-}
-
-fn shorten(paths: &[String]) -> String {
-    let shown: Vec<&str> = paths.iter().take(5).map(String::as_str).collect();
-    let more = paths.len().saturating_sub(shown.len());
-    if more == 0 { shown.join(", ") } else { format!("{} and {more} more", shown.join(", ")) }
 }
 
 /// Removes `path` and everything below it, making folders writable first where a task took that

@@ -61,6 +61,16 @@ pub fn pool_dir(repo: &Repo) -> PathBuf {
     repo.root().join(WORKTREES_DIR).join(POOL_DIR)
 }
 
+/// What the caller of `Pool::retire` knows of the worktree's uncommitted files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Uncommitted {
+    /// It has just seen there are none.
+    NoneSeen,
+    /// There may be some; they may go with the worktree (`wt cleanup --force`), which is then
+    /// removed, never parked.
+    Discard,
+}
+
 /// What became of a worktree that was done with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Retired {
@@ -154,13 +164,17 @@ impl Pool<'_> {
     }
 
     /// `worktree` is done with: parks it when the policy recycles and it can be made fit, else
-    /// removes it. `discard`: its uncommitted changes may go (`wt cleanup --force`); without it a
-    /// worktree with changes is an error, as `git worktree remove` makes it.
-    pub fn retire(&self, worktree: &Path, target: &str, discard: bool) -> Result<Retired, EngineError> {
-        let (mut record, admin) = match self.parking(worktree)? {
+    /// removes it. `uncommitted` says what the caller knows of its uncommitted files.
+    pub fn retire(
+        &self,
+        worktree: &Path,
+        target: &str,
+        uncommitted: Uncommitted,
+    ) -> Result<Retired, EngineError> {
+        let (mut record, admin) = match self.parking(worktree, uncommitted)? {
             Ok(place) => place,
             Err(reason) => {
-                remove_run_worktree(self.repo, self.layout, worktree, discard)?;
+                remove_run_worktree(self.repo, self.layout, worktree, uncommitted == Uncommitted::Discard)?;
                 self.note("removed", target, worktree, None, Some(&reason));
                 return Ok(Retired::Removed { reason });
             }
@@ -205,14 +219,20 @@ impl Pool<'_> {
     }
 
     /// The record and the worktree's admin folder when `worktree` may be parked; else why not.
-    fn parking(&self, worktree: &Path) -> Result<Result<(PoolRecord, PathBuf), String>, EngineError> {
+    fn parking(
+        &self,
+        worktree: &Path,
+        uncommitted: Uncommitted,
+    ) -> Result<Result<(PoolRecord, PathBuf), String>, EngineError> {
         if !self.policy.recycle {
             return Ok(Err("recycling is off".into()));
         }
         if git::open_worktree(worktree).is_err() {
             return Ok(Err("git cannot open it".into()));
         }
-        if !git::status_paths(worktree)?.is_empty() {
+        // Cleaning discards uncommitted changes: only the caller's word or a look of our own lets
+        // a worktree in (a look costs a walk of its files, which the caller usually just made).
+        if uncommitted != Uncommitted::NoneSeen && !git::status_paths(worktree)?.is_empty() {
             return Ok(Err("it has uncommitted files".into()));
         }
         let Some(admin) = git::worktree_admin_dir(worktree) else {

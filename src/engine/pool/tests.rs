@@ -128,9 +128,11 @@ fn a_recycled_worktree_comes_out_at_its_commit_with_only_kept_build_output() {
         std::fs::create_dir_all(used.join(path).parent().unwrap()).unwrap();
         std::fs::write(used.join(path), content).unwrap();
     }
+    std::fs::create_dir_all(used.join("cache.log")).unwrap();
+    git(&used.join("cache.log"), &["init", "--quiet"]);
     hide_changes(&used);
 
-    let retired = f.pool().retire(&used, "1.1", false).unwrap();
+    let retired = f.pool().retire(&used, "1.1", Uncommitted::NoneSeen).unwrap();
     let Retired::Parked { slot } = retired else { panic!("not parked: {retired:?}") };
     assert!(!used.exists() && slot.exists());
     assert!(git(f.repo.root(), &["branch", "--list", "c0ffee-task-1-1-one"]).contains("one"));
@@ -153,7 +155,7 @@ fn a_recycled_worktree_comes_out_at_its_commit_with_only_kept_build_output() {
     }
     assert_eq!(read("target/debug/app"), "build output");
     assert_eq!(read("sub/target/lib.rlib"), "nested build output");
-    for gone in [".env", "logs/build.log", ".claude/agents/wt-c0ffee-task-1-1.md"] {
+    for gone in [".env", "logs/build.log", ".claude/agents/wt-c0ffee-task-1-1.md", "cache.log/.git/HEAD"] {
         assert_eq!(read(gone), "<missing>", "{gone} leaked");
     }
     let flags: Vec<String> = git(&next, &["ls-files", "-v"]).lines().map(str::to_owned).collect();
@@ -170,16 +172,12 @@ fn a_recycled_worktree_comes_out_at_its_commit_with_only_kept_build_output() {
 fn a_worktree_with_state_of_its_own_is_removed_not_parked() {
     let f = fixture();
     type Leave<'a> = &'a dyn Fn(&Path);
-    let cases: [(&str, Leave); 6] = [
+    let cases: [(&str, Leave); 5] = [
         ("refs of its own", &|w| {
             git(w, &["update-ref", "refs/worktree/mine", "HEAD"]);
         }),
         ("a rebase under way", &|w| {
             std::fs::create_dir_all(git::worktree_admin_dir(w).unwrap().join("rebase-merge")).unwrap();
-        }),
-        ("could not remove vendor.log/", &|w| {
-            std::fs::create_dir_all(w.join("vendor")).unwrap();
-            git(&w.join("vendor"), &["init", "--quiet"]);
         }),
         ("git configuration of its own", &|w| {
             std::fs::write(git::worktree_admin_dir(w).unwrap().join("config.worktree"), "[core]\n").unwrap();
@@ -201,12 +199,7 @@ fn a_worktree_with_state_of_its_own_is_removed_not_parked() {
         let used = f.worktree(&format!("c0ffee-task-1-{}", n + 1));
         let admin = git::worktree_admin_dir(&used).unwrap();
         leave(&used);
-        // An untracked nested repository is work a run keeps (it never gets here); one in ignored
-        // files that are not kept is one `git clean` will not remove.
-        if what.contains("vendor") {
-            std::fs::rename(used.join("vendor"), used.join("vendor.log")).unwrap();
-        }
-        let retired = f.pool().retire(&used, "1.1", true).unwrap();
+        let retired = f.pool().retire(&used, "1.1", Uncommitted::Discard).unwrap();
         let Retired::Removed { reason } = retired else { panic!("{what}: {retired:?}") };
         assert!(reason.contains(what), "{what}: {reason}");
         assert!(!used.exists() && !admin.exists(), "{what}: left behind");
@@ -221,15 +214,19 @@ fn without_a_trusted_index_or_room_or_recycling_a_worktree_is_removed() {
     let mut f = fixture();
     let untrusted = f.repo.root().join(WORKTREES_DIR).join("c0ffee-task-1-1");
     git::add_detached(f.repo.root(), &untrusted, "main", "made by an older wt").unwrap();
-    let Retired::Removed { reason } = f.pool().retire(&untrusted, "1.1", false).unwrap() else { panic!() };
+    let Retired::Removed { reason } = f.pool().retire(&untrusted, "1.1", Uncommitted::NoneSeen).unwrap()
+    else {
+        panic!()
+    };
     assert!(reason.contains("no index of its own making"), "{reason}");
 
     f.policy.cap = 1;
     assert!(matches!(
-        f.pool().retire(&f.worktree("c0ffee-task-1-2"), "1.2", false).unwrap(),
+        f.pool().retire(&f.worktree("c0ffee-task-1-2"), "1.2", Uncommitted::NoneSeen).unwrap(),
         Retired::Parked { .. }
     ));
-    let Retired::Removed { reason } = f.pool().retire(&f.worktree("c0ffee-task-1-3"), "1.3", false).unwrap()
+    let Retired::Removed { reason } =
+        f.pool().retire(&f.worktree("c0ffee-task-1-3"), "1.3", Uncommitted::NoneSeen).unwrap()
     else {
         panic!()
     };
@@ -237,7 +234,7 @@ fn without_a_trusted_index_or_room_or_recycling_a_worktree_is_removed() {
 
     f.policy.recycle = false;
     let off = f.worktree("c0ffee-task-1-4");
-    assert!(matches!(f.pool().retire(&off, "1.4", false).unwrap(), Retired::Removed { .. }));
+    assert!(matches!(f.pool().retire(&off, "1.4", Uncommitted::NoneSeen).unwrap(), Retired::Removed { .. }));
     let elsewhere = f.repo.root().join(WORKTREES_DIR).join("c0ffee-task-1-5");
     assert!(!f.pool().take(&elsewhere, "main", "1.5", "r").unwrap(), "recycling off takes nothing");
     assert_eq!(f.record().parked().count(), 1);
@@ -251,21 +248,22 @@ fn a_worktree_a_process_works_in_is_not_parked() {
     let sleeper =
         crate::process::Cmd::new("sleep").arg("3").dir(used.join("lib")).start_to_files(&log, &log).unwrap();
     let pid = sleeper.pid().unwrap();
-    let retired = f.pool().retire(&used, "1.1", false);
+    let retired = f.pool().retire(&used, "1.1", Uncommitted::NoneSeen);
     let _ = sleeper.wait();
     let Retired::Removed { reason } = retired.unwrap() else { panic!() };
     assert!(reason.contains(&format!("process {pid} works in it")), "{reason}");
 }
 
 #[test]
-fn a_dirty_worktree_is_an_error_unless_its_changes_may_go() {
+fn a_worktree_whose_changes_may_go_is_removed_with_them_never_parked() {
     let f = fixture();
     let used = f.worktree("c0ffee-task-1-1");
     std::fs::write(used.join("a.txt"), "unsaved").unwrap();
-    assert!(f.pool().retire(&used, "1.1", false).is_err(), "git refuses to remove it");
-    assert!(used.join("a.txt").exists(), "nothing lost");
-    assert!(matches!(f.pool().retire(&used, "1.1", true).unwrap(), Retired::Removed { .. }));
-    assert!(!used.exists());
+    let Retired::Removed { reason } = f.pool().retire(&used, "1.1", Uncommitted::Discard).unwrap() else {
+        panic!()
+    };
+    assert!(reason.contains("uncommitted"), "{reason}");
+    assert!(!used.exists() && f.record().worktrees.is_empty());
 }
 
 /// Leaves the record saying `state` for a worktree that the killed move left at `at`.
@@ -302,7 +300,10 @@ fn a_move_a_killed_process_left_is_finished_by_removing_that_worktree() {
 
     // A folder in the pool the record does not know, and a parked one whose folder is gone.
     let parked = f.worktree("c0ffee-task-1-2");
-    assert!(matches!(f.pool().retire(&parked, "1.2", false).unwrap(), Retired::Parked { .. }));
+    assert!(matches!(
+        f.pool().retire(&parked, "1.2", Uncommitted::NoneSeen).unwrap(),
+        Retired::Parked { .. }
+    ));
     let stray = dir.join("stray");
     std::fs::create_dir_all(stray.join("x")).unwrap();
     let lost = dir.join(&f.record().worktrees[0].slot);
@@ -323,7 +324,7 @@ fn emptying_the_pool_removes_every_parked_worktree() {
         let used = f.worktree(&format!("c0ffee-task-1-{n}"));
         std::fs::create_dir_all(used.join("target")).unwrap();
         std::fs::write(used.join("target/out"), "x").unwrap();
-        f.pool().retire(&used, "1.1", false).unwrap();
+        f.pool().retire(&used, "1.1", Uncommitted::NoneSeen).unwrap();
     }
     assert_eq!(view(&f.repo, &f.layout).worktrees.len(), 2);
     let removed = empty(&f.repo, &f.layout).unwrap();
