@@ -226,7 +226,15 @@ fn the_base_moving_on_during_the_run_does_not_fail_it() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    // Your commit lands once the first task's agent works: its branch is made on main's tip by
+    // then (a commit before `branch create` would only give the run a newer start).
+    let events = repo.root.join(".git/spectacular/runs/ba5e00/events.jsonl");
+    let started = || std::fs::read_to_string(&events).is_ok_and(|log| log.contains(r#""activity":"agent""#));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !started() {
+        assert!(std::time::Instant::now() < deadline, "the first task's agent never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     repo.write("yours.txt", "yours\n");
     repo.git(&["add", "yours.txt"]);
     repo.git(&["commit", "--quiet", "-m", "yours, during the run"]);
