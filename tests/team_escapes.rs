@@ -8,6 +8,7 @@
 
 mod common;
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -292,6 +293,29 @@ fn the_agents_own_branch_changing_commands_run_alone_in_the_foreground() {
         Call::Ran { out, .. } => assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr)),
         other => panic!("once it ended: {other:?}"),
     }
+}
+
+#[test]
+fn a_hook_the_agent_makes_executable_from_its_sandbox_is_made_inert_again_when_the_command_ends() {
+    let repo = team();
+    // A hook the user keeps but left off: the kernel keeps the agent from writing it, but not
+    // from a chmod, and the next `git commit` in the user's checkout would run it unsandboxed.
+    let hook = repo.root.join(".git/hooks/pre-commit");
+    std::fs::write(&hook, "#!/bin/sh\ntouch \"$HOME/hook-ran\"\n").unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let config = repo.root.join(".git/config");
+    let config_mode = std::fs::metadata(&config).unwrap().permissions().mode();
+    let agent = Agent::new(&repo);
+    let out = agent.sandboxed_python(&format!(
+        "import os\nos.chmod({hook:?}, 0o755)\nos.chmod({config:?}, 0)\n",
+        hook = hook.display().to_string(),
+        config = config.display().to_string()
+    ));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "the command fails for what it did: {stderr}");
+    assert!(stderr.contains("changed the mode of") && stderr.contains("wt put it back"), "{stderr}");
+    assert_eq!(std::fs::metadata(&hook).unwrap().permissions().mode() & 0o777, 0o644, "{stderr}");
+    assert_eq!(std::fs::metadata(&config).unwrap().permissions().mode(), config_mode, "{stderr}");
 }
 
 #[test]

@@ -107,6 +107,27 @@ pub fn check_shared(snapshot: &Snapshot) -> Result<Vec<String>, EngineError> {
     Ok(changes)
 }
 
+/// The modes alone of the repository's config and hooks, put back where they changed: a
+/// command's check (`wt sandbox --check`) spans others' legitimate writes to their content, but
+/// no one else changes their modes (git keeps a config's mode when it rewrites it), and Landlock
+/// does not cover `chmod` — one would make a hook the user left off run outside the sandbox.
+pub fn check_shared_modes(snapshot: &Snapshot) -> Result<Vec<String>, EngineError> {
+    let mut changes = Vec::new();
+    for (path, before) in &snapshot.shared {
+        let Ok(meta) = std::fs::symlink_metadata(path) else { continue };
+        if meta.is_file() && meta.permissions().mode() != before.mode {
+            set_mode(path, before.mode)?;
+            changes.push(format!(
+                "changed the mode of {} to {:o} (put back to {:o})",
+                path.display(),
+                meta.permissions().mode() & 0o7777,
+                before.mode & 0o7777
+            ));
+        }
+    }
+    Ok(changes)
+}
+
 /// Removes every symlink, fifo, socket and device below `folders`: git writes through them (a
 /// commit message file, a reflog, a lock) and wt's git runs outside the sandbox.
 pub fn remove_special_files(folders: &[PathBuf]) -> Result<Vec<String>, EngineError> {

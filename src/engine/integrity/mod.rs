@@ -13,7 +13,8 @@
 //!   cannot write), refs others maintain (`refs/spice/`, `refs/remotes/`), other runs' branches
 //!   (their engines move them in worktrees they then remove). The task's reflog lines on a ref it
 //!   moved, and lock files it left on refs, go too (`refs`);
-//! - the repository's `config` and `hooks/` keep their content and modes (`files`);
+//! - the repository's `config` and `hooks/` keep their content and modes (`files`; a command's
+//!   check, which spans others' work, compares only the modes);
 //! - when no kernel sandbox contains the run, also the main checkout's HEAD and index (reported,
 //!   never put back: they may be yours).
 //!
@@ -43,9 +44,10 @@ pub struct Snapshot {
     refs: refs::RefsSnapshot,
     /// The main checkout's HEAD and what its index records, when no kernel sandbox protects them.
     main: Option<(Option<String>, String)>,
-    /// The repository's config and hooks are not compared: a command's check (`wt sandbox
-    /// --check`) spans others' legitimate changes to them (a sibling's `wt pr` records its
-    /// branch's remote in the config), and the kernel keeps the command from writing them.
+    /// Only the modes of the repository's config and hooks are compared: a command's check (`wt
+    /// sandbox --check`) spans others' legitimate changes to their content (a sibling's `wt pr`
+    /// records its branch's remote in the config), and the kernel keeps the command from writing
+    /// them, but not from a `chmod`.
     #[serde(default)]
     without_shared: bool,
 }
@@ -153,10 +155,12 @@ fn check(repo: &Repo, snapshot: &Snapshot, worktree: &Path, branch: &str, allowe
     part("the git folders", files::remove_special_files(&writable));
     part("the worktree's link", files::check_links(snapshot, worktree, branch));
     part("the worktree", files::disable_nested_repositories(worktree));
-    part("the refs", refs::check(repo, &snapshot.refs, allowed, snapshot.admin.as_deref()));
-    if !snapshot.without_shared {
-        part("the repository's config and hooks", files::check_shared(snapshot));
+    // The config before the refs, which wt reads with git (a config made unreadable would fail it).
+    match snapshot.without_shared {
+        false => part("the repository's config and hooks", files::check_shared(snapshot)),
+        true => part("the modes of the repository's config and hooks", files::check_shared_modes(snapshot)),
     }
+    part("the refs", refs::check(repo, &snapshot.refs, allowed, snapshot.admin.as_deref()));
     if let Some((head, index)) = &snapshot.main {
         if std::fs::read_to_string(repo.common_dir().join("HEAD")).ok() != *head {
             changes.push("the main checkout's HEAD changed (not put back: it may have been you)".into());
