@@ -55,7 +55,7 @@ fn a_missing_git_spice_is_named_with_the_install_command() {
     let out = repo.wt_with_env(&["run", plan.to_str().unwrap()], &[("PATH", git_dir.to_str().unwrap())]);
     assert_eq!(out.code(), 3, "{}", out.stderr());
     assert!(out.stderr().contains("git-spice is not installed"), "{}", out.stderr());
-    assert!(out.stderr().contains("go install go.abhg.dev/gs@v0.31.2"), "{}", out.stderr());
+    assert!(out.stderr().contains("spectacular-tools/git-spice-v0.31.2/bin"), "{}", out.stderr());
     assert_nothing_created(&repo);
 }
 

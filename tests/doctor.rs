@@ -58,7 +58,10 @@ fn a_machine_with_everything_passes_and_one_without_git_spice_fails_with_the_fix
     assert_eq!(code, 3);
     let spice = check(&report, "git-spice");
     assert_eq!(spice["status"], "missing");
-    assert!(spice["fix"].as_str().unwrap().contains("go install go.abhg.dev/gs@v0.31.2"), "{spice}");
+    assert!(
+        spice["fix"].as_str().unwrap().contains("spectacular-tools/git-spice-v0.31.2/bin on PATH"),
+        "{spice}"
+    );
 
     let (code, report) = doctor(&repo, &[git.clone(), gs.clone(), claude.clone()]);
     assert_eq!(

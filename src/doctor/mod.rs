@@ -139,7 +139,9 @@ fn git_check() -> Check {
 }
 
 fn spice_check() -> Check {
-    let install = "go install go.abhg.dev/gs@v0.31.2 (scripts/demo and scripts/test install it into ~/.cache/spectacular-tools)";
+    let install = "run scripts/demo in a spectacular clone (it builds git-spice v0.31.2), then put \
+                   ~/.cache/spectacular-tools/git-spice-v0.31.2/bin on PATH; a plain `go install go.abhg.dev/gs@v0.31.2` \
+                   fails on the replace directive in git-spice's go.mod";
     match Spice::discover() {
         Ok(spice) => Check::ok("git-spice", spice.describe()),
         Err(err @ (SpiceError::NotGitSpice { .. } | SpiceError::TooOld { .. } | SpiceError::NotFound)) => {

@@ -16,8 +16,8 @@ use crate::process::{Cmd, ProcessError};
 /// The oldest git-spice whose commands and `--json` output this driver was written against.
 pub const MIN_VERSION: (u32, u32, u32) = (0, 31, 0);
 
-const INSTALL_HINT: &str = "install it with `go install go.abhg.dev/gs@v0.31.2` (see the README), \
-                            or set WT_GIT_SPICE to its path";
+const INSTALL_HINT: &str =
+    "install git-spice 0.31 or newer (see the README), or set WT_GIT_SPICE to its path";
 
 #[derive(Debug, thiserror::Error)]
 pub enum SpiceError {
@@ -39,7 +39,11 @@ impl SpiceError {
         match self {
             SpiceError::NotFound | SpiceError::NotGitSpice { .. } | SpiceError::TooOld { .. } => (
                 ErrorKind::Environment,
-                Some("scripts/demo and scripts/test install it into ~/.cache/spectacular-tools".into()),
+                Some(
+                    "scripts/demo in a spectacular clone builds it into \
+                     ~/.cache/spectacular-tools/git-spice-v0.31.2/bin: put that folder on PATH"
+                        .into(),
+                ),
             ),
             SpiceError::Command(_) | SpiceError::Output { .. } => (ErrorKind::Internal, None),
         }
