@@ -59,6 +59,21 @@ fn a_sparse_worktree_has_only_its_folders_and_its_branch_keeps_the_rest() {
 }
 
 #[test]
+fn the_folders_a_sparse_worktree_leaves_out_are_not_uncommitted_files() {
+    // git status shows nothing in a sparse worktree: the files outside its cone are skip-worktree.
+    // The checks after setup and verify, and `wt cleanup`, must not take them for files left behind.
+    let repo = repo();
+    let phases = format!(
+        "[[phase]]\nstrategy = \"sequential\"\n{}verify = \"true\"\n",
+        task("first", "echo 1 > api/first.txt")
+    );
+    let out = repo.wt(&["run", &plan(&repo, "5a0002", "sparse = [\"api\"]\nsetup = \"true\"", &phases)]);
+    assert_eq!(out.code(), 0, "{}\n{}", out.stdout(), out.stderr());
+    let cleanup = repo.wt(&["cleanup", "5a0002"]);
+    assert_eq!(cleanup.code(), 0, "{}\n{}", cleanup.stdout(), cleanup.stderr());
+}
+
+#[test]
 fn copy_brings_ignored_folders_of_the_main_checkout_into_fresh_worktrees() {
     let repo = repo();
     repo.write("node_modules/left-pad/index.js", "module.exports = 1\n");
