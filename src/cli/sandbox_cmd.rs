@@ -26,7 +26,8 @@ const COMMAND_NOT_RUNNABLE: u8 = 126;
 #[derive(Args)]
 pub struct SandboxArgs {
     /// The task's worktree (a linked worktree): the command may write only beneath it and the
-    /// few folders a commit, a build and the caches need.
+    /// few folders a commit, a build and the caches need. The command runs in the current
+    /// directory, not in this one: `cd` into the worktree first.
     #[arg(long, value_name = "DIR")]
     root: PathBuf,
     /// Refuse to start unless the worktree is on this branch.
