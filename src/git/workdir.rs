@@ -6,13 +6,32 @@ use super::{GitError, git};
 
 /// Paths with uncommitted or untracked changes, untracked files listed one by one (what
 /// `git status --porcelain --untracked-files=all` lists). Read in-process: this runs after every
-/// task, and a subprocess per call was a measurable share of a run.
+/// task, and a subprocess per call was a measurable share of a run. libgit2 does not honour
+/// skip-worktree entries (a sparse checkout's left-out files) as git does: their worktree side
+/// is not looked at here either.
 pub fn status_paths(dir: &Path) -> Result<Vec<String>, GitError> {
     let repo = open_worktree(dir)?;
+    let skipped: std::collections::HashSet<Vec<u8>> = repo
+        .index()?
+        .iter()
+        .filter(|entry| {
+            git2::IndexEntryExtendedFlag::from_bits_truncate(entry.flags_extended).is_skip_worktree()
+        })
+        .map(|entry| entry.path)
+        .collect();
     let mut options = git2::StatusOptions::new();
     options.include_untracked(true).recurse_untracked_dirs(true).include_ignored(false);
     let statuses = repo.statuses(Some(&mut options))?;
-    Ok(statuses.iter().filter_map(|entry| entry.path().ok().map(str::to_owned)).collect())
+    let worktree_side = git2::Status::WT_NEW
+        | git2::Status::WT_MODIFIED
+        | git2::Status::WT_DELETED
+        | git2::Status::WT_TYPECHANGE
+        | git2::Status::WT_RENAMED;
+    Ok(statuses
+        .iter()
+        .filter(|entry| !skipped.contains(entry.path_bytes()) || !(entry.status() - worktree_side).is_empty())
+        .filter_map(|entry| entry.path().ok().map(str::to_owned))
+        .collect())
 }
 
 /// Git repositories nested in the worktree `dir`: a gitlink in its index, or a folder git would
