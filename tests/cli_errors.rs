@@ -39,6 +39,28 @@ fn a_bad_plan_is_refused_with_its_location_before_anything_is_created() {
 }
 
 #[test]
+fn a_bad_project_file_is_named_once_with_its_line_and_column_before_anything_is_created() {
+    let repo = TestRepo::new();
+    let plan = repo.plan("plan.toml", PLAN);
+    let dir = repo.root.join(".spectacular");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (file, text, expected) in [
+        ("worktree.toml", "recycle = true\nrecyle = true\n", "2:1: unknown field `recyle`"),
+        ("guard.toml", "deny = [\n", "1:9: unclosed array"),
+    ] {
+        let path = dir.join(file);
+        std::fs::write(&path, text).unwrap();
+        let out = repo.wt(&["run", plan.to_str().unwrap()]);
+        assert_eq!(out.code(), 2, "{}", out.stderr());
+        let named = format!("error: {}:{expected}", path.display());
+        assert!(out.stderr().starts_with(&named), "{}", out.stderr());
+        assert_eq!(out.stderr().matches(file).count(), 2, "named once, and in the hint: {}", out.stderr());
+        std::fs::remove_file(&path).unwrap();
+        assert_nothing_created(&repo);
+    }
+}
+
+#[test]
 fn outside_a_repository_the_message_says_so() {
     let repo = TestRepo::new();
     let plan = repo.plan("plan.toml", PLAN);

@@ -69,6 +69,7 @@ pub fn relative(mut err: PlanError, cwd: &Path) -> PlanError {
     match &mut err.place {
         plan::Place::File(path) => strip(path),
         plan::Place::At(location) => strip(&mut location.file),
+        plan::Place::InMessage => {}
     }
     err
 }

@@ -189,9 +189,8 @@ fn save_plan_copy(ws: &Workspace, plan: &Plan) -> Result<(), EngineError> {
 /// The run's guard rules: the project's `.spectacular/guard.toml` with the plan's `[guard]`.
 fn run_rules(repo: &Repo, plan: &Plan) -> Result<GuardConfig, EngineError> {
     let project = repo.root().join(".spectacular").join("guard.toml");
-    let config = GuardConfig::load_toml(&project).map_err(|err| {
-        plan::PlanError::file(project.clone(), err, "fix the rule in .spectacular/guard.toml")
-    })?;
+    let config = GuardConfig::load_toml(&project)
+        .map_err(|err| plan::PlanError::placed(err, "fix the rule in .spectacular/guard.toml"))?;
     Ok(config.unwrap_or_default().merge(plan.guard.clone()))
 }
 
@@ -199,9 +198,7 @@ fn run_rules(repo: &Repo, plan: &Plan) -> Result<GuardConfig, EngineError> {
 /// (beside guard.toml) with the plan's `[worktree]`.
 fn run_worktree_config(repo: &Repo, plan: &Plan) -> Result<WorktreeConfig, EngineError> {
     let project = WorktreeConfig::project_path(repo.root());
-    let config = WorktreeConfig::load_toml(&project).map_err(|err| {
-        plan::PlanError::file(project.clone(), err, "fix the key in .spectacular/worktree.toml")
-    })?;
+    let config = WorktreeConfig::load_toml(&project)?;
     Ok(config.unwrap_or_default().merge(plan.worktree.clone()))
 }
 

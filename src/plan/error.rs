@@ -15,6 +15,9 @@ pub struct PlanError {
 pub enum Place {
     File(PathBuf),
     At(Location),
+    /// The message starts with its place (file:line:column) already: a project file's error
+    /// from the module that reads it.
+    InMessage,
 }
 
 impl PlanError {
@@ -25,6 +28,11 @@ impl PlanError {
     pub fn file(file: PathBuf, message: impl Into<String>, fix: impl Into<String>) -> Self {
         PlanError { place: Place::File(file), message: message.into(), fix: fix.into() }
     }
+
+    /// An error whose message names its place itself.
+    pub fn placed(message: impl Into<String>, fix: impl Into<String>) -> Self {
+        PlanError { place: Place::InMessage, message: message.into(), fix: fix.into() }
+    }
 }
 
 impl fmt::Display for PlanError {
@@ -32,6 +40,7 @@ impl fmt::Display for PlanError {
         match &self.place {
             Place::File(file) => write!(f, "{}: {}", file.display(), self.message),
             Place::At(location) => write!(f, "{location}: {}", self.message),
+            Place::InMessage => f.write_str(&self.message),
         }
     }
 }

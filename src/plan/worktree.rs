@@ -15,6 +15,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::PlanError;
+use crate::location::Location;
+
 /// Ignored build output and dependency folders a recycled worktree keeps when neither the plan nor
 /// the project says `keep`: what makes a task's first build in it incremental. Every other ignored
 /// file (an `.env`, a log, a generated agent) is removed.
@@ -47,16 +50,26 @@ impl WorktreeConfig {
         root.join(".spectacular").join("worktree.toml")
     }
 
-    /// Reads a `worktree.toml`; None when there is none.
-    pub fn load_toml(path: &Path) -> Result<Option<WorktreeConfig>, String> {
+    /// Reads a `worktree.toml`; None when there is none. A key or value it cannot take is an
+    /// error at its line and column.
+    pub fn load_toml(path: &Path) -> Result<Option<WorktreeConfig>, PlanError> {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(err) => return Err(format!("cannot read {}: {err}", path.display())),
+            Err(err) => {
+                return Err(PlanError::file(
+                    path.to_owned(),
+                    format!("cannot read it: {err}"),
+                    "make it readable",
+                ));
+            }
         };
-        let config: WorktreeConfig =
-            toml::from_str(&text).map_err(|err| format!("{}: {}", path.display(), err.message()))?;
-        config.validate().map_err(|err| format!("{}: {err}", path.display()))?;
+        let fix = "fix it in .spectacular/worktree.toml (its keys and values: README, Recycled worktrees)";
+        let config: WorktreeConfig = toml::from_str(&text).map_err(|err| match err.span() {
+            Some(span) => PlanError::at(Location::at(path, &text, span.start), err.message(), fix),
+            None => PlanError::file(path.to_owned(), err.message(), fix),
+        })?;
+        config.validate().map_err(|err| PlanError::file(path.to_owned(), err, fix))?;
         Ok(Some(config))
     }
 
@@ -146,8 +159,9 @@ mod tests {
         let config = WorktreeConfig::load_toml(&path).unwrap().unwrap();
         assert!(!config.recycles());
         std::fs::write(&path, "recycel = false\n").unwrap();
-        assert!(WorktreeConfig::load_toml(&path).unwrap_err().contains("unknown field"));
+        let typo = WorktreeConfig::load_toml(&path).unwrap_err().to_string();
+        assert!(typo.starts_with(&format!("{}:1:1: unknown field", path.display())), "{typo}");
         std::fs::write(&path, "keep = [\"!target/\"]\n").unwrap();
-        assert!(WorktreeConfig::load_toml(&path).unwrap_err().contains("without `!`"));
+        assert!(WorktreeConfig::load_toml(&path).unwrap_err().to_string().contains("without `!`"));
     }
 }

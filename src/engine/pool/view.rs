@@ -44,7 +44,7 @@ pub fn view(repo: &Repo, layout: &StateLayout) -> PoolView {
     let dir = pool_dir(repo);
     let (config, mut problems) = match WorktreeConfig::load_toml(&WorktreeConfig::project_path(repo.root())) {
         Ok(config) => (config.unwrap_or_default(), Vec::new()),
-        Err(err) => (WorktreeConfig::default(), vec![err]),
+        Err(err) => (WorktreeConfig::default(), vec![err.to_string()]),
     };
     let record = match PoolRecord::load(&layout.pool_record()) {
         Ok(record) => record,
