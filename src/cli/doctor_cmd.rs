@@ -42,15 +42,16 @@ pub fn run(args: DoctorArgs, cwd: &Path) -> Result<u8, CliError> {
 }
 
 fn print(report: &Report) {
+    let width = report.checks.iter().map(|check| check.name.chars().count()).max().unwrap_or(0);
     for check in &report.checks {
         let status = match check.status {
             Status::Ok => "ok     ",
             Status::Warn => "warn   ",
             Status::Missing => "MISSING",
         };
-        println!("{status}  {:<18} {}", check.name, check.detail);
+        println!("{status}  {:<width$} {}", check.name, check.detail);
         if let Some(fix) = &check.fix {
-            println!("         {:<18} fix: {fix}", "");
+            println!("         {:<width$} fix: {fix}", "");
         }
     }
     for run_id in &report.interrupted_runs {
