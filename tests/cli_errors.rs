@@ -132,6 +132,12 @@ fn wt_plan_json_prints_the_normalized_plan() {
 [run]
 id = "a1b2c3"
 feature = "auth"
+[agent]
+max_parallel = 2
+timeout = "90s"
+[worktree]
+recycle = false
+sparse = ["src"]
 [[phase]]
 name = "P"
 strategy = "parallel"
@@ -144,6 +150,7 @@ verify = "true"
 [[phase.task]]
 name = "Crème brûlée: the «best» one!"
 run = "x"
+allow_empty = true
 "#,
     );
     let json: serde_json::Value =
@@ -160,6 +167,11 @@ run = "x"
     assert_eq!(task["run"], serde_json::Value::Null);
     assert_eq!(json["phases"][0]["tasks"][1]["branch"], "a1b2c3-task-1-2-creme-brulee-the-best-one");
     assert_eq!(json["phases"][0]["strategy"], "parallel");
+    assert_eq!(json["phases"][0]["tasks"][1]["allow_empty"], true);
+    assert_eq!(json["agent"]["max_parallel"], 2);
+    assert_eq!(json["agent"]["timeout_secs"], 90);
+    assert_eq!(json["worktree"]["recycle"], false);
+    assert_eq!(json["worktree"]["sparse"][0], "src");
 }
 
 /// A PATH with git and a fake `name` that runs `script`, and no real git-spice.

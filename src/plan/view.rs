@@ -11,7 +11,19 @@ pub struct PlanView<'a> {
     pub run_id_origin: RunIdOrigin,
     pub feature: Option<&'a str>,
     pub base: Option<&'a str>,
+    pub agent: AgentView<'a>,
+    /// The plan's own `[worktree]` table (the project's worktree.toml is laid under it at run time).
+    pub worktree: &'a crate::plan::WorktreeConfig,
     pub phases: Vec<PhaseView<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct AgentView<'a> {
+    /// `claude`, `command` or `script`; none when the plan does not say.
+    pub kind: Option<&'static str>,
+    pub command: Option<&'a [String]>,
+    pub max_parallel: Option<usize>,
+    pub timeout_secs: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -32,6 +44,8 @@ pub struct TaskView<'a> {
     pub acceptance: &'a [String],
     pub verify: Option<&'a str>,
     pub run: Option<&'a str>,
+    pub allow_empty: bool,
+    pub timeout_secs: Option<u64>,
 }
 
 impl<'a> PlanView<'a> {
@@ -56,6 +70,8 @@ impl<'a> PlanView<'a> {
                         acceptance: &task.acceptance,
                         verify: task.verify.as_deref(),
                         run: task.run.as_deref(),
+                        allow_empty: task.allow_empty,
+                        timeout_secs: task.timeout.map(|timeout| timeout.as_secs()),
                     })
                     .collect(),
             })
@@ -65,6 +81,13 @@ impl<'a> PlanView<'a> {
             run_id_origin: plan.run_id_origin,
             feature: plan.feature.as_deref(),
             base,
+            agent: AgentView {
+                kind: plan.agent.kind.as_ref().map(|kind| kind.value.name()),
+                command: plan.agent.command.as_deref(),
+                max_parallel: plan.agent.max_parallel,
+                timeout_secs: plan.agent.timeout.map(|timeout| timeout.as_secs()),
+            },
+            worktree: &plan.worktree,
             phases,
         }
     }
