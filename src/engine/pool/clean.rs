@@ -81,15 +81,20 @@ fn restore_trusted_index(layout: &StateLayout, admin: &Path) -> Result<(), Unfit
     Ok(())
 }
 
-/// Copies an index through a temporary file renamed into place. Not synced to disk: a copy lost
-/// or torn by a crash only costs the worktree its reuse (an index git cannot read makes it unfit;
-/// any index git wrote, however old, is still one whose stat data can be trusted).
+/// Copies an index through a temporary file renamed into place, with the mtime of the one copied:
+/// git takes that mtime for when the index was written, and compares by content every file
+/// whose mtime is not older (racily clean) — one changed in the second it was written, whose
+/// stat data, ctime included to the second, can match the index's. Not synced to disk: a copy
+/// lost or torn by a crash only costs the worktree its reuse (an index git cannot read makes it
+/// unfit; any index git wrote, however old, is still one whose stat data can be trusted).
 fn copy_index(from: &Path, to: &Path) -> std::io::Result<()> {
     if let Some(dir) = to.parent() {
         std::fs::create_dir_all(dir)?;
     }
     let temp = to.with_extension(format!("tmp-{}", std::process::id()));
     std::fs::copy(from, &temp)?;
+    let written = std::fs::metadata(from)?.modified()?;
+    std::fs::File::options().write(true).open(&temp)?.set_modified(written)?;
     std::fs::rename(&temp, to)
 }
 

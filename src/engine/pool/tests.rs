@@ -168,6 +168,67 @@ fn a_recycled_worktree_comes_out_at_its_commit_with_only_kept_build_output() {
     assert_eq!(lock.trim(), "test run 2");
 }
 
+/// Rewrites `path` in place with `content` of the same length and sets its mtime back: only its
+/// ctime tells, and git compares ctime to the second. True when the ctime still reads the second
+/// the file was written in (the machine was quick enough).
+fn change_in_the_same_second(worktree: &Path, path: &str, content: &str) -> bool {
+    use std::io::Write;
+    let file = worktree.join(path);
+    let before = std::fs::metadata(&file).unwrap();
+    assert_eq!(before.len(), content.len() as u64);
+    let mut open = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
+    open.write_all(content.as_bytes()).unwrap();
+    open.set_modified(before.modified().unwrap()).unwrap();
+    drop(open);
+    let after = std::fs::metadata(&file).unwrap();
+    assert_eq!(
+        (after.ino(), after.len(), after.mtime_nsec()),
+        (before.ino(), before.len(), before.mtime_nsec())
+    );
+    after.ctime() == before.ctime()
+}
+
+/// Sleeps until just past the start of the next second.
+fn wait_for_a_new_second() {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+    std::thread::sleep(std::time::Duration::from_nanos(
+        1_000_000_000 - u64::from(now.subsec_nanos()) + 5_000_000,
+    ));
+}
+
+#[test]
+fn a_change_made_in_the_second_its_file_was_checked_out_is_found() {
+    let f = fixture();
+    for attempt in 1..=5 {
+        wait_for_a_new_second();
+        let used = f.worktree(&format!("c0ffee-task-1-{attempt}"));
+        let landed = change_in_the_same_second(&used, "lib/b.txt", "B AS COMMITTED\n");
+        git(&used, &["update-index", "--skip-worktree", "lib/b.txt"]);
+        if !landed {
+            f.pool().retire(&used, "1.1", Uncommitted::Discard).unwrap();
+            continue;
+        }
+        // Parked a second later or more: the index wt puts back is then older than the file.
+        wait_for_a_new_second();
+        let retired = f.pool().retire(&used, "1.1", Uncommitted::NoneSeen).unwrap();
+        let Retired::Parked { slot } = retired else { panic!("not parked: {retired:?}") };
+        let next = f.repo.root().join(WORKTREES_DIR).join("beef00-task-1-1");
+        assert!(
+            f.pool().take(&next, "main", "1.1", "test run 2").unwrap(),
+            "{} was not taken",
+            slot.display()
+        );
+        assert_eq!(
+            std::fs::read_to_string(next.join("lib/b.txt")).unwrap(),
+            "b as committed\n",
+            "a change made in the second its file was written leaked"
+        );
+        assert_eq!(git(&next, &["status", "--porcelain"]), "");
+        return;
+    }
+    panic!("no attempt changed the file within the second it was written");
+}
+
 #[test]
 fn a_worktree_with_state_of_its_own_is_removed_not_parked() {
     let f = fixture();
