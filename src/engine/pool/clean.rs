@@ -62,6 +62,18 @@ pub fn check_parked(worktree: &Path, admin: &Path) -> Result<(), Unfit> {
     Ok(())
 }
 
+/// Checks a worktree just checked out at `commitish` from the pool: what it kept was ignored at
+/// the commit it was parked at, and must be at this one too — else it would be the next task's to
+/// see as its own, and to commit (one task's commit, or a `.gitignore` it left in a kept folder,
+/// may ignore what the next task's commit does not).
+pub fn check_untracked(worktree: &Path, commitish: &str) -> Result<(), Unfit> {
+    let found = git::unaccounted_untracked(worktree)?;
+    if let Some(first) = found.first() {
+        return Err(Unfit(format!("it holds {first}, which {commitish} does not ignore on its own")));
+    }
+    Ok(())
+}
+
 /// Copies the worktree's index as wt's git just wrote it to the pool's record, out of any task's
 /// reach (see `StateLayout::trusted_index`).
 pub fn save_trusted_index(layout: &StateLayout, admin: &Path) -> std::io::Result<()> {

@@ -159,6 +159,7 @@ impl Pool<'_> {
         self.journal.crash_point(Step::PoolTakeMoved, target, false);
         git::set_lock_reason(&admin, reason)?;
         git::checkout_detached(to, commitish)?;
+        clean::check_untracked(to, commitish)?;
         clean::save_trusted_index(self.layout, &admin)?;
         Ok(())
     }

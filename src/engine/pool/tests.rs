@@ -230,6 +230,43 @@ fn a_change_made_in_the_second_its_file_was_checked_out_is_found() {
 }
 
 #[test]
+fn kept_files_that_the_next_commit_does_not_ignore_are_never_handed_out() {
+    let f = fixture();
+    type Leave<'a> = &'a dyn Fn(&Path);
+    let cases: [(&str, Leave); 2] = [
+        ("ignored only by the task's commit", &|w| {
+            git(w, &["checkout", "--quiet", "-b", "ignores-node-modules"]);
+            std::fs::write(w.join(".gitignore"), "target/\n.env\n*.log\nnode_modules/\n").unwrap();
+            git(w, &["commit", "--quiet", "-am", "ignore node_modules"]);
+            git(w, &["checkout", "--quiet", "--detach"]);
+        }),
+        ("ignored only by a .gitignore the task left there", &|w| {
+            std::fs::create_dir_all(w.join("node_modules")).unwrap();
+            std::fs::write(w.join("node_modules/.gitignore"), "*\n").unwrap();
+        }),
+    ];
+    for (n, (what, leave)) in cases.iter().enumerate() {
+        let used = f.worktree(&format!("c0ffee-task-1-{}", n + 1));
+        leave(&used);
+        std::fs::create_dir_all(used.join("node_modules")).unwrap();
+        std::fs::write(used.join("node_modules/payload.js"), "the last task's").unwrap();
+        assert_eq!(git(&used, &["status", "--porcelain"]), "", "{what}: git sees it as ignored");
+        let retired = f.pool().retire(&used, "1.1", Uncommitted::NoneSeen).unwrap();
+        assert!(matches!(retired, Retired::Parked { .. }), "{what}: {retired:?}");
+
+        // `main` does not ignore node_modules/: what is there would be the next task's to commit.
+        let next = f.repo.root().join(WORKTREES_DIR).join(format!("beef00-task-1-{}", n + 1));
+        let taken = f.pool().take(&next, "main", "1.1", "test run 2").unwrap();
+        assert!(
+            !next.join("node_modules/payload.js").exists(),
+            "{what}: the last task's file reached the next (taken: {taken})"
+        );
+        assert!(!taken && !next.exists() && f.record().worktrees.is_empty(), "{what}: not removed");
+    }
+    assert_eq!(f.registered(), Vec::<PathBuf>::new());
+}
+
+#[test]
 fn a_worktree_with_state_of_its_own_is_removed_not_parked() {
     let f = fixture();
     type Leave<'a> = &'a dyn Fn(&Path);
