@@ -416,6 +416,31 @@ fn a_move_a_killed_process_left_is_finished_by_removing_that_worktree() {
 }
 
 #[test]
+fn a_parked_worktree_whose_git_record_names_a_folder_outside_the_pool_never_has_it_removed() {
+    let f = fixture();
+    let victim = f.repo.root().parent().unwrap().join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    std::fs::write(victim.join("keep.txt"), "yours").unwrap();
+    for n in 1..=2 {
+        let used = f.worktree(&format!("c0ffee-task-1-{n}"));
+        let admin = git::worktree_admin_dir(&used).unwrap();
+        assert!(matches!(
+            f.pool().retire(&used, "1.1", Uncommitted::NoneSeen).unwrap(),
+            Retired::Parked { .. }
+        ));
+        // What a process the task left behind could write while the worktree waits: its git
+        // folder is the task's to write.
+        let outside = pool_dir(&f.repo).join("../../../victim/.git");
+        std::fs::write(admin.join("gitdir"), format!("{}\n", outside.display())).unwrap();
+    }
+    recover(&f.repo, &f.layout).unwrap();
+    assert!(victim.join("keep.txt").exists(), "the pool's recovery removed a folder it does not own");
+    empty(&f.repo, &f.layout).unwrap();
+    assert!(victim.join("keep.txt").exists(), "emptying the pool removed a folder it does not own");
+    assert!(f.record().worktrees.is_empty() && !pool_dir(&f.repo).exists());
+}
+
+#[test]
 fn emptying_the_pool_removes_every_parked_worktree() {
     let f = fixture();
     for n in 1..=2 {
