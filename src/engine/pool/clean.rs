@@ -34,6 +34,7 @@ const ADMIN_LEFTOVERS: &[&str] = &["ORIG_HEAD", "COMMIT_EDITMSG", "FETCH_HEAD", 
 /// is work to keep (every commit is on its branch; no uncommitted file is wanted).
 pub fn make_fit(layout: &StateLayout, worktree: &Path, admin: &Path, keep: &[String]) -> Result<(), Unfit> {
     check_unused(worktree)?;
+    check_links(worktree, admin)?;
     check_admin(admin)?;
     restore_trusted_index(layout, admin)?;
     // Every file whose stat data differs from the trusted index is compared by content, then
@@ -55,6 +56,7 @@ pub fn make_fit(layout: &StateLayout, worktree: &Path, admin: &Path, keep: &[Str
 /// any task (its files were checked when it was parked).
 pub fn check_parked(worktree: &Path, admin: &Path) -> Result<(), Unfit> {
     check_unused(worktree)?;
+    check_links(worktree, admin)?;
     check_admin(admin)?;
     if git::current_branch(worktree)?.is_some() {
         return Err(Unfit("it is on a branch".into()));
@@ -127,6 +129,28 @@ fn check_unused(worktree: &Path) -> Result<(), Unfit> {
         }
     }
     Ok(())
+}
+
+/// The admin folder links the worktree to this repository and no other: git in the worktree reads
+/// the config (and runs the filters it names) of the repository its `commondir` names, and its
+/// `gitdir` says which folder is the worktree. Both are the task's to write; the check after a
+/// task puts them back, but not what a process it left behind writes later.
+fn check_links(worktree: &Path, admin: &Path) -> Result<(), Unfit> {
+    let read = |name: &str| std::fs::read_to_string(admin.join(name)).map(|text| text.trim_end().to_owned());
+    let common = admin.parent().and_then(Path::parent).ok_or_else(|| Unfit("it has no git folder".into()))?;
+    let named = admin.join(read("commondir")?);
+    if !same_folder(&named, common) {
+        return Err(Unfit(format!("its git folder links it to {}", named.display())));
+    }
+    let gitdir = PathBuf::from(read("gitdir")?);
+    if !same_folder(&gitdir, &worktree.join(".git")) {
+        return Err(Unfit(format!("its git folder says it is at {}", gitdir.display())));
+    }
+    Ok(())
+}
+
+fn same_folder(a: &Path, b: &Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
 }
 
 /// The admin folder holds what every worktree has, and leftovers of ordinary work.

@@ -440,6 +440,44 @@ fn a_parked_worktree_whose_git_record_names_a_folder_outside_the_pool_never_has_
     assert!(f.record().worktrees.is_empty() && !pool_dir(&f.repo).exists());
 }
 
+/// Copies the folder `from` into `to`, files and folders only.
+fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        match entry.file_type().unwrap().is_dir() {
+            true => copy_folder(&entry.path(), &target),
+            false => drop(std::fs::copy(entry.path(), target).unwrap()),
+        }
+    }
+}
+
+#[test]
+fn a_parked_worktree_linked_to_another_repository_is_removed_before_git_runs_there() {
+    let f = fixture();
+    let used = f.worktree("c0ffee-task-1-1");
+    let admin = git::worktree_admin_dir(&used).unwrap();
+    assert!(matches!(f.pool().retire(&used, "1.1", Uncommitted::NoneSeen).unwrap(), Retired::Parked { .. }));
+    // A copy of the repository whose config runs a program on every file git checks out, which
+    // a process the task left behind could write (its git folder is the task's to write).
+    let fake = f.repo.root().parent().unwrap().join("fake");
+    copy_folder(f.repo.common_dir(), &fake);
+    let ran = f.repo.root().parent().unwrap().join("ran");
+    let config = format!("[filter \"x\"]\n\tsmudge = \"touch {} && cat\"\n", ran.display());
+    let mut text = std::fs::read_to_string(fake.join("config")).unwrap();
+    text.push_str(&config);
+    std::fs::write(fake.join("config"), text).unwrap();
+    std::fs::create_dir_all(fake.join("info")).unwrap();
+    std::fs::write(fake.join("info/attributes"), "* filter=x\n").unwrap();
+    std::fs::write(admin.join("commondir"), format!("{}\n", fake.display())).unwrap();
+
+    let next = f.repo.root().join(WORKTREES_DIR).join("beef00-task-1-1");
+    let taken = f.pool().take(&next, "next", "1.1", "test run 2").unwrap();
+    assert!(!ran.exists(), "wt's git ran the other repository's filter");
+    assert!(!taken && !next.exists() && f.record().worktrees.is_empty());
+    assert_eq!(f.registered(), Vec::<PathBuf>::new());
+}
+
 #[test]
 fn emptying_the_pool_removes_every_parked_worktree() {
     let f = fixture();
