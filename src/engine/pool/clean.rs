@@ -3,9 +3,11 @@
 //! not the one the task left), nothing untracked is left but the ignored paths the policy keeps
 //! (`git clean` says when it could not remove something), HEAD is detached, no process works in
 //! it, and its git admin folder holds nothing but what every worktree has. Whatever else a task
-//! may have left — a rebase or merge under way, refs or configuration of the worktree's own,
-//! sparse-checkout, a split index, locks, a submodule's files, a tracked file hard-linked from
-//! elsewhere, files git cannot remove — makes it unfit: it is removed, never reused.
+//! may have left — an admin folder linking it to another repository or folder, a rebase or merge
+//! under way, refs or configuration of the worktree's own, sparse-checkout, a split index, locks,
+//! a submodule's files, a tracked file hard-linked from elsewhere, files git cannot remove — makes
+//! it unfit: it is removed, never reused. So does, when it is taken, kept output that the commit
+//! it is checked out at does not ignore.
 
 use std::path::{Path, PathBuf};
 
