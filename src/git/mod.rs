@@ -14,7 +14,7 @@ mod worktree;
 pub use diff::diff;
 pub use exclude::{WORKTREES_DIR, WT_EXCLUDES, ensure_excluded, is_ignored};
 pub use objects::holds_anything;
-pub use recycle::{checkout_detached, clean_except, detach_hard, refresh_index};
+pub use recycle::{checkout_detached, clean_except, detach_hard, refresh_index, unaccounted_untracked};
 pub use refs::{SYMBOLIC, put_back_ref};
 pub use remote::{Lease, Pushed, delete_branch, fetch_branch, move_branch, push_branch, remote_branch};
 pub use repo::Repo;

@@ -55,3 +55,23 @@ pub fn checkout_detached(dir: &Path, commitish: &str) -> Result<(), GitError> {
         .read()?;
     Ok(())
 }
+
+/// What the worktree `dir` holds untracked that the ignore rules of its commit do not account
+/// for: paths git does not ignore (a folder of them once), and `.gitignore` files git read that
+/// are untracked themselves, which make their own folder look ignored. A folder ignored as a
+/// whole is one path to git, which never looks inside: the files of kept build output are not
+/// listed.
+pub fn unaccounted_untracked(dir: &Path) -> Result<Vec<String>, GitError> {
+    let list = |extra: &str| -> Result<Vec<String>, GitError> {
+        let out = strict(dir)
+            .args(["ls-files", "-z", "--others", "--exclude-standard", "--directory", extra])
+            .read()?;
+        Ok(out.stdout.split('\0').filter(|path| !path.is_empty()).map(str::to_owned).collect())
+    };
+    let mut found = list("--no-empty-directory")?;
+    let ignore_files = list("--ignored")?.into_iter().filter(|path| {
+        Path::new(path).file_name().is_some_and(|name| name == ".gitignore") && !path.ends_with('/')
+    });
+    found.extend(ignore_files);
+    Ok(found)
+}

@@ -3,9 +3,11 @@
 //! not the one the task left), nothing untracked is left but the ignored paths the policy keeps
 //! (`git clean` says when it could not remove something), HEAD is detached, no process works in
 //! it, and its git admin folder holds nothing but what every worktree has. Whatever else a task
-//! may have left — a rebase or merge under way, refs or configuration of the worktree's own,
-//! sparse-checkout, a split index, locks, a submodule's files, a tracked file hard-linked from
-//! elsewhere, files git cannot remove — makes it unfit: it is removed, never reused.
+//! may have left — an admin folder linking it to another repository or folder, a rebase or merge
+//! under way, refs or configuration of the worktree's own, sparse-checkout, a split index, locks,
+//! a submodule's files, a tracked file hard-linked from elsewhere, files git cannot remove — makes
+//! it unfit: it is removed, never reused. So does, when it is taken, kept output that the commit
+//! it is checked out at does not ignore.
 
 use std::path::{Path, PathBuf};
 
@@ -34,6 +36,7 @@ const ADMIN_LEFTOVERS: &[&str] = &["ORIG_HEAD", "COMMIT_EDITMSG", "FETCH_HEAD", 
 /// is work to keep (every commit is on its branch; no uncommitted file is wanted).
 pub fn make_fit(layout: &StateLayout, worktree: &Path, admin: &Path, keep: &[String]) -> Result<(), Unfit> {
     check_unused(worktree)?;
+    check_links(worktree, admin)?;
     check_admin(admin)?;
     restore_trusted_index(layout, admin)?;
     // Every file whose stat data differs from the trusted index is compared by content, then
@@ -55,9 +58,22 @@ pub fn make_fit(layout: &StateLayout, worktree: &Path, admin: &Path, keep: &[Str
 /// any task (its files were checked when it was parked).
 pub fn check_parked(worktree: &Path, admin: &Path) -> Result<(), Unfit> {
     check_unused(worktree)?;
+    check_links(worktree, admin)?;
     check_admin(admin)?;
     if git::current_branch(worktree)?.is_some() {
         return Err(Unfit("it is on a branch".into()));
+    }
+    Ok(())
+}
+
+/// Checks a worktree just checked out at `commitish` from the pool: what it kept was ignored at
+/// the commit it was parked at, and must be at this one too — else it would be the next task's to
+/// see as its own, and to commit (one task's commit, or a `.gitignore` it left in a kept folder,
+/// may ignore what the next task's commit does not).
+pub fn check_untracked(worktree: &Path, commitish: &str) -> Result<(), Unfit> {
+    let found = git::unaccounted_untracked(worktree)?;
+    if let Some(first) = found.first() {
+        return Err(Unfit(format!("it holds {first}, which {commitish} does not ignore on its own")));
     }
     Ok(())
 }
@@ -81,15 +97,20 @@ fn restore_trusted_index(layout: &StateLayout, admin: &Path) -> Result<(), Unfit
     Ok(())
 }
 
-/// Copies an index through a temporary file renamed into place. Not synced to disk: a copy lost
-/// or torn by a crash only costs the worktree its reuse (an index git cannot read makes it unfit;
-/// any index git wrote, however old, is still one whose stat data can be trusted).
+/// Copies an index through a temporary file renamed into place, with the mtime of the one copied:
+/// git takes that mtime for when the index was written, and compares by content every file
+/// whose mtime is not older (racily clean) — one changed in the second it was written, whose
+/// stat data, ctime included to the second, can match the index's. Not synced to disk: a copy
+/// lost or torn by a crash only costs the worktree its reuse (an index git cannot read makes it
+/// unfit; any index git wrote, however old, is still one whose stat data can be trusted).
 fn copy_index(from: &Path, to: &Path) -> std::io::Result<()> {
     if let Some(dir) = to.parent() {
         std::fs::create_dir_all(dir)?;
     }
     let temp = to.with_extension(format!("tmp-{}", std::process::id()));
     std::fs::copy(from, &temp)?;
+    let written = std::fs::metadata(from)?.modified()?;
+    std::fs::File::options().write(true).open(&temp)?.set_modified(written)?;
     std::fs::rename(&temp, to)
 }
 
@@ -110,6 +131,28 @@ fn check_unused(worktree: &Path) -> Result<(), Unfit> {
         }
     }
     Ok(())
+}
+
+/// The admin folder links the worktree to this repository and no other: git in the worktree reads
+/// the config (and runs the filters it names) of the repository its `commondir` names, and its
+/// `gitdir` says which folder is the worktree. Both are the task's to write; the check after a
+/// task puts them back, but not what a process it left behind writes later.
+fn check_links(worktree: &Path, admin: &Path) -> Result<(), Unfit> {
+    let read = |name: &str| std::fs::read_to_string(admin.join(name)).map(|text| text.trim_end().to_owned());
+    let common = admin.parent().and_then(Path::parent).ok_or_else(|| Unfit("it has no git folder".into()))?;
+    let named = admin.join(read("commondir")?);
+    if !same_folder(&named, common) {
+        return Err(Unfit(format!("its git folder links it to {}", named.display())));
+    }
+    let gitdir = PathBuf::from(read("gitdir")?);
+    if !same_folder(&gitdir, &worktree.join(".git")) {
+        return Err(Unfit(format!("its git folder says it is at {}", gitdir.display())));
+    }
+    Ok(())
+}
+
+fn same_folder(a: &Path, b: &Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(a), Ok(b)) if a == b)
 }
 
 /// The admin folder holds what every worktree has, and leftovers of ordinary work.

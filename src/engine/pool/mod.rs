@@ -159,6 +159,7 @@ impl Pool<'_> {
         self.journal.crash_point(Step::PoolTakeMoved, target, false);
         git::set_lock_reason(&admin, reason)?;
         git::checkout_detached(to, commitish)?;
+        clean::check_untracked(to, commitish)?;
         clean::save_trusted_index(self.layout, &admin)?;
         Ok(())
     }
@@ -334,7 +335,7 @@ pub fn recover(repo: &Repo, layout: &StateLayout) -> Result<(), EngineError> {
     let mut strays: Vec<PathBuf> =
         std::fs::read_dir(&dir).into_iter().flatten().flatten().map(|e| e.path()).collect();
     strays.extend(
-        registered(repo).into_iter().map(|(folder, _)| folder).filter(|folder| folder.starts_with(&dir)),
+        registered(repo).into_iter().map(|(folder, _)| folder).filter(|folder| in_pool(&dir, folder)),
     );
     for folder in strays.into_iter().filter(|folder| !accounted(folder)) {
         remove_stray(repo, layout, &folder)?;
@@ -402,7 +403,7 @@ fn remove_pooled(
     let mut folders: Vec<PathBuf> = places.iter().map(|place| place.to_path_buf()).collect();
     folders.extend(recorded_folder(&admin));
     for folder in folders {
-        if folder.starts_with(&slots) || links_to(&folder, &admin) {
+        if in_pool(&slots, &folder) || links_to(&folder, &admin) {
             remove_tree(&folder).map_err(|source| io(&folder, source))?;
         }
     }
@@ -446,6 +447,14 @@ fn forget_stale_indexes(repo: &Repo, layout: &StateLayout) {
             let _ = std::fs::remove_file(copy.path());
         }
     }
+}
+
+/// Whether `folder` is a slot of the pool `slots`: a folder named there, not a path that only
+/// starts there (`.pool/../..`, which an admin folder's `gitdir` — a task's to write — may say).
+fn in_pool(slots: &Path, folder: &Path) -> bool {
+    let named = matches!(folder.components().next_back(), Some(std::path::Component::Normal(_)));
+    let canonical = std::fs::canonicalize(slots).ok();
+    named && folder.parent().is_some_and(|parent| parent == slots || Some(parent) == canonical.as_deref())
 }
 
 /// Whether `folder/.git` names the admin folder `admin`.

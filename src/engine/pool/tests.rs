@@ -168,6 +168,104 @@ fn a_recycled_worktree_comes_out_at_its_commit_with_only_kept_build_output() {
     assert_eq!(lock.trim(), "test run 2");
 }
 
+/// Rewrites `path` in place with `content` of the same length and sets its mtime back: only its
+/// ctime tells, and git compares ctime to the second. True when the ctime still reads the second
+/// the file was written in (the machine was quick enough).
+fn change_in_the_same_second(worktree: &Path, path: &str, content: &str) -> bool {
+    use std::io::Write;
+    let file = worktree.join(path);
+    let before = std::fs::metadata(&file).unwrap();
+    assert_eq!(before.len(), content.len() as u64);
+    let mut open = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
+    open.write_all(content.as_bytes()).unwrap();
+    open.set_modified(before.modified().unwrap()).unwrap();
+    drop(open);
+    let after = std::fs::metadata(&file).unwrap();
+    assert_eq!(
+        (after.ino(), after.len(), after.mtime_nsec()),
+        (before.ino(), before.len(), before.mtime_nsec())
+    );
+    after.ctime() == before.ctime()
+}
+
+/// Sleeps until just past the start of the next second.
+fn wait_for_a_new_second() {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+    std::thread::sleep(std::time::Duration::from_nanos(
+        1_000_000_000 - u64::from(now.subsec_nanos()) + 5_000_000,
+    ));
+}
+
+#[test]
+fn a_change_made_in_the_second_its_file_was_checked_out_is_found() {
+    let f = fixture();
+    for attempt in 1..=5 {
+        wait_for_a_new_second();
+        let used = f.worktree(&format!("c0ffee-task-1-{attempt}"));
+        let landed = change_in_the_same_second(&used, "lib/b.txt", "B AS COMMITTED\n");
+        git(&used, &["update-index", "--skip-worktree", "lib/b.txt"]);
+        if !landed {
+            f.pool().retire(&used, "1.1", Uncommitted::Discard).unwrap();
+            continue;
+        }
+        // Parked a second later or more: the index wt puts back is then older than the file.
+        wait_for_a_new_second();
+        let retired = f.pool().retire(&used, "1.1", Uncommitted::NoneSeen).unwrap();
+        let Retired::Parked { slot } = retired else { panic!("not parked: {retired:?}") };
+        let next = f.repo.root().join(WORKTREES_DIR).join("beef00-task-1-1");
+        assert!(
+            f.pool().take(&next, "main", "1.1", "test run 2").unwrap(),
+            "{} was not taken",
+            slot.display()
+        );
+        assert_eq!(
+            std::fs::read_to_string(next.join("lib/b.txt")).unwrap(),
+            "b as committed\n",
+            "a change made in the second its file was written leaked"
+        );
+        assert_eq!(git(&next, &["status", "--porcelain"]), "");
+        return;
+    }
+    panic!("no attempt changed the file within the second it was written");
+}
+
+#[test]
+fn kept_files_that_the_next_commit_does_not_ignore_are_never_handed_out() {
+    let f = fixture();
+    type Leave<'a> = &'a dyn Fn(&Path);
+    let cases: [(&str, Leave); 2] = [
+        ("ignored only by the task's commit", &|w| {
+            git(w, &["checkout", "--quiet", "-b", "ignores-node-modules"]);
+            std::fs::write(w.join(".gitignore"), "target/\n.env\n*.log\nnode_modules/\n").unwrap();
+            git(w, &["commit", "--quiet", "-am", "ignore node_modules"]);
+            git(w, &["checkout", "--quiet", "--detach"]);
+        }),
+        ("ignored only by a .gitignore the task left there", &|w| {
+            std::fs::create_dir_all(w.join("node_modules")).unwrap();
+            std::fs::write(w.join("node_modules/.gitignore"), "*\n").unwrap();
+        }),
+    ];
+    for (n, (what, leave)) in cases.iter().enumerate() {
+        let used = f.worktree(&format!("c0ffee-task-1-{}", n + 1));
+        leave(&used);
+        std::fs::create_dir_all(used.join("node_modules")).unwrap();
+        std::fs::write(used.join("node_modules/payload.js"), "the last task's").unwrap();
+        assert_eq!(git(&used, &["status", "--porcelain"]), "", "{what}: git sees it as ignored");
+        let retired = f.pool().retire(&used, "1.1", Uncommitted::NoneSeen).unwrap();
+        assert!(matches!(retired, Retired::Parked { .. }), "{what}: {retired:?}");
+
+        // `main` does not ignore node_modules/: what is there would be the next task's to commit.
+        let next = f.repo.root().join(WORKTREES_DIR).join(format!("beef00-task-1-{}", n + 1));
+        let taken = f.pool().take(&next, "main", "1.1", "test run 2").unwrap();
+        assert!(
+            !next.join("node_modules/payload.js").exists(),
+            "{what}: the last task's file reached the next (taken: {taken})"
+        );
+        assert!(!taken && !next.exists() && f.record().worktrees.is_empty(), "{what}: not removed");
+    }
+    assert_eq!(f.registered(), Vec::<PathBuf>::new());
+}
+
 #[test]
 fn a_worktree_with_state_of_its_own_is_removed_not_parked() {
     let f = fixture();
@@ -315,6 +413,69 @@ fn a_move_a_killed_process_left_is_finished_by_removing_that_worktree() {
     let other = f.worktree("c0ffee-main");
     recover(&f.repo, &f.layout).unwrap();
     assert!(other.exists() && f.registered().len() == 1);
+}
+
+#[test]
+fn a_parked_worktree_whose_git_record_names_a_folder_outside_the_pool_never_has_it_removed() {
+    let f = fixture();
+    let victim = f.repo.root().parent().unwrap().join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    std::fs::write(victim.join("keep.txt"), "yours").unwrap();
+    for n in 1..=2 {
+        let used = f.worktree(&format!("c0ffee-task-1-{n}"));
+        let admin = git::worktree_admin_dir(&used).unwrap();
+        assert!(matches!(
+            f.pool().retire(&used, "1.1", Uncommitted::NoneSeen).unwrap(),
+            Retired::Parked { .. }
+        ));
+        // What a process the task left behind could write while the worktree waits: its git
+        // folder is the task's to write.
+        let outside = pool_dir(&f.repo).join("../../../victim/.git");
+        std::fs::write(admin.join("gitdir"), format!("{}\n", outside.display())).unwrap();
+    }
+    recover(&f.repo, &f.layout).unwrap();
+    assert!(victim.join("keep.txt").exists(), "the pool's recovery removed a folder it does not own");
+    empty(&f.repo, &f.layout).unwrap();
+    assert!(victim.join("keep.txt").exists(), "emptying the pool removed a folder it does not own");
+    assert!(f.record().worktrees.is_empty() && !pool_dir(&f.repo).exists());
+}
+
+/// Copies the folder `from` into `to`, files and folders only.
+fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        match entry.file_type().unwrap().is_dir() {
+            true => copy_folder(&entry.path(), &target),
+            false => drop(std::fs::copy(entry.path(), target).unwrap()),
+        }
+    }
+}
+
+#[test]
+fn a_parked_worktree_linked_to_another_repository_is_removed_before_git_runs_there() {
+    let f = fixture();
+    let used = f.worktree("c0ffee-task-1-1");
+    let admin = git::worktree_admin_dir(&used).unwrap();
+    assert!(matches!(f.pool().retire(&used, "1.1", Uncommitted::NoneSeen).unwrap(), Retired::Parked { .. }));
+    // A copy of the repository whose config runs a program on every file git checks out, which
+    // a process the task left behind could write (its git folder is the task's to write).
+    let fake = f.repo.root().parent().unwrap().join("fake");
+    copy_folder(f.repo.common_dir(), &fake);
+    let ran = f.repo.root().parent().unwrap().join("ran");
+    let config = format!("[filter \"x\"]\n\tsmudge = \"touch {} && cat\"\n", ran.display());
+    let mut text = std::fs::read_to_string(fake.join("config")).unwrap();
+    text.push_str(&config);
+    std::fs::write(fake.join("config"), text).unwrap();
+    std::fs::create_dir_all(fake.join("info")).unwrap();
+    std::fs::write(fake.join("info/attributes"), "* filter=x\n").unwrap();
+    std::fs::write(admin.join("commondir"), format!("{}\n", fake.display())).unwrap();
+
+    let next = f.repo.root().join(WORKTREES_DIR).join("beef00-task-1-1");
+    let taken = f.pool().take(&next, "next", "1.1", "test run 2").unwrap();
+    assert!(!ran.exists(), "wt's git ran the other repository's filter");
+    assert!(!taken && !next.exists() && f.record().worktrees.is_empty());
+    assert_eq!(f.registered(), Vec::<PathBuf>::new());
 }
 
 #[test]
