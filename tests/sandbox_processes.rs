@@ -31,6 +31,21 @@ fn what_a_command_leaves_running_ends_with_it() {
 }
 
 #[test]
+fn a_chain_of_processes_deeper_than_the_kill_rounds_ends_with_the_command_too() {
+    let task = Task::new();
+    // 80 nested subshells, each waiting on the next; the deepest writes after the command ended.
+    // Killed one level per round, the deepest outlived the check (found by the pool's red team:
+    // it then wrote into the recycled worktree of the next task).
+    let script = r#"chain() { if [ "$1" -gt 0 ]; then (chain $(($1 - 1))) & wait; else sleep 1; touch "$WT/late-deep"; fi; }
+                    (chain 80) >/dev/null 2>&1 &
+                    sleep 0.5; echo started"#;
+    let out = task.run(&[], &["bash", "-c", script], &[]);
+    assert_eq!(out.code(), 0, "{}", out.stderr());
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(!task.worktree.join("late-deep").exists(), "the deepest process outlived the command");
+}
+
+#[test]
 fn a_stopped_command_takes_its_children_with_it() {
     let task = Task::new();
     let mut cmd = task.repo.command(env!("CARGO_BIN_EXE_wt"), &task.worktree);

@@ -20,8 +20,8 @@ extern "C" fn remember(signal: libc::c_int) {
     PASS_ON.store(signal, Ordering::SeqCst);
 }
 
-/// How many rounds of killing what is left wt does before giving up on stragglers (each round
-/// catches the children of the ones killed in the round before).
+/// How many rounds of killing what is left wt does before it gives up and fails the command
+/// (each round catches what was forked while the round before was killing).
 const KILL_ROUNDS: usize = 50;
 
 impl Cmd {
@@ -60,9 +60,16 @@ impl Cmd {
         let started = std::time::Instant::now();
         let child = command.spawn().map_err(spawn_error)?;
         let status = wait_for(child.id() as libc::pid_t);
-        kill_what_is_left();
+        let all_gone = kill_what_is_left();
         let status = ExitDescription::from(std::process::ExitStatus::from_raw(status));
         self.trace(started, status);
+        if !all_gone {
+            return Err(ProcessError::Failed {
+                command: self.display(),
+                status,
+                stderr: format!("it left processes wt could not end in {KILL_ROUNDS} rounds of killing"),
+            });
+        }
         Ok(status)
     }
 }
@@ -103,10 +110,11 @@ fn wait_for(pid: libc::pid_t) -> libc::c_int {
     }
 }
 
-/// Kills every process still below wt, round after round, and reaps them. A process killed
-/// in one round may already have started a child, which is reparented to wt and found in the
-/// next round; reaping never blocks, so such a child cannot hold wt up.
-fn kill_what_is_left() {
+/// Kills every process still below wt, at any depth, round after round, and reaps them; returns
+/// whether none is left. Each round stops them all before killing any (a stopped process cannot
+/// fork); one forked between the listing and the stop is reparented to wt when its parent dies
+/// and found in the next round. Reaping never blocks, so no process can hold wt up.
+fn kill_what_is_left() -> bool {
     // SAFETY: getpid cannot fail.
     let me = unsafe { libc::getpid() };
     for _ in 0..KILL_ROUNDS {
@@ -120,28 +128,39 @@ fn kill_what_is_left() {
         // No child at all (the usual end): as a subreaper wt would have inherited any process
         // left below it, so there is nothing to look for in /proc.
         if reaped < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ECHILD) {
-            return;
+            return true;
         }
-        let left = children_of(me);
+        let left = descendants_of(me);
         if left.is_empty() {
-            return;
+            return true;
         }
-        for pid in left {
-            // SAFETY: kill only sends a signal, to a child of wt.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+        for signal in [libc::SIGSTOP, libc::SIGKILL] {
+            for &pid in &left {
+                // SAFETY: kill only sends a signal, to a process below wt.
+                unsafe { libc::kill(pid, signal) };
+            }
         }
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
+    descendants_of(me).is_empty()
 }
 
-/// The processes whose parent is `parent`, from `/proc/<pid>/stat`.
-fn children_of(parent: libc::pid_t) -> Vec<libc::pid_t> {
+/// Every process below `root` (children, their children, …), from `/proc/<pid>/stat`.
+fn descendants_of(root: libc::pid_t) -> Vec<libc::pid_t> {
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    entries
+    let parents: Vec<(libc::pid_t, libc::pid_t)> = entries
         .flatten()
         .filter_map(|entry| entry.file_name().to_str()?.parse::<libc::pid_t>().ok())
-        .filter(|pid| parent_of(*pid) == Some(parent))
-        .collect()
+        .filter_map(|pid| Some((pid, parent_of(pid)?)))
+        .collect();
+    let mut found = vec![root];
+    let mut next = 0;
+    while next < found.len() {
+        let parent = found[next];
+        found.extend(parents.iter().filter(|(_, of)| *of == parent).map(|(pid, _)| *pid));
+        next += 1;
+    }
+    found.split_off(1)
 }
 
 fn parent_of(pid: libc::pid_t) -> Option<libc::pid_t> {
