@@ -84,8 +84,9 @@ pub fn cleanup(repo: &Repo, request: &CleanupRequest) -> Result<CleanupReport, E
     let mut report = CleanupReport { run_id: run_id.clone(), ..CleanupReport::default() };
     let _repo_lock = FileLock::acquire(&layout.repo_lock())?;
     let pool = Pool { repo, layout: &layout, journal: &journal, policy: &policy };
-    // Without --force every worktree was just seen clean (`refuse_dirty`).
-    let uncommitted = if request.force { Uncommitted::Discard } else { Uncommitted::NoneSeen };
+    // Without --force every worktree was seen clean (`refuse_dirty`), but before the repo lock:
+    // a file written since must not be cleaned away when the worktree is parked.
+    let uncommitted = if request.force { Uncommitted::Discard } else { Uncommitted::Keep };
     for worktree in worktrees {
         let target = worktree.to_string_lossy().into_owned();
         let retired =

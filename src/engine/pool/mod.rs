@@ -66,6 +66,9 @@ pub fn pool_dir(repo: &Repo) -> PathBuf {
 pub enum Uncommitted {
     /// It has just seen there are none.
     NoneSeen,
+    /// It looked without the repo lock (`wt cleanup`): there may be some by now, and they must
+    /// stay — such a worktree is neither parked nor removed (git refuses, and says so).
+    Keep,
     /// There may be some; they may go with the worktree (`wt cleanup --force`), which is then
     /// removed, never parked.
     Discard,

@@ -353,6 +353,16 @@ fn a_worktree_a_process_works_in_is_not_parked() {
 }
 
 #[test]
+fn a_worktree_whose_changes_must_stay_is_neither_parked_nor_removed() {
+    let f = fixture();
+    let used = f.worktree("c0ffee-task-1-1");
+    std::fs::write(used.join("a.txt"), "written after wt cleanup looked").unwrap();
+    assert!(f.pool().retire(&used, "1.1", Uncommitted::Keep).is_err(), "git refuses to remove it");
+    assert_eq!(std::fs::read_to_string(used.join("a.txt")).unwrap(), "written after wt cleanup looked");
+    assert!(f.record().worktrees.is_empty(), "nothing parked");
+}
+
+#[test]
 fn a_worktree_whose_changes_may_go_is_removed_with_them_never_parked() {
     let f = fixture();
     let used = f.worktree("c0ffee-task-1-1");
