@@ -254,7 +254,7 @@ fn pool_check(repo: &Repo) -> Check {
             NAME,
             Status::Warn,
             format!("{detail}; {problem}"),
-            "wt cleanup --pool (or the next run) finishes it",
+            "wt cleanup --pool (or the next run) finishes what a killed move left; what wt set aside is yours to remove",
         ),
     }
 }

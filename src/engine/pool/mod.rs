@@ -33,6 +33,10 @@ pub use view::{PoolView, view};
 /// The folder of `.worktrees/` that holds the parked worktrees.
 pub const POOL_DIR: &str = ".pool";
 
+/// Under `.worktrees`: pooled worktrees wt could not remove (a file made immutable, say), set
+/// aside so that the pool's recovery, which every run does first, does not fail on them again.
+pub const SET_ASIDE_DIR: &str = ".unremovable";
+
 /// The lock reason of a parked worktree (`git worktree lock`).
 const PARKED_REASON: &str = "spectacular pool: a recycled worktree waiting for its next task";
 
@@ -407,7 +411,7 @@ fn remove_pooled(
     folders.extend(recorded_folder(&admin));
     for folder in folders {
         if in_pool(&slots, &folder) || links_to(&folder, &admin) {
-            remove_tree(&folder).map_err(|source| io(&folder, source))?;
+            remove_or_set_aside(repo, &folder)?;
         }
     }
     if admin.exists() {
@@ -420,7 +424,7 @@ fn remove_pooled(
 /// Removes a folder of the pool the record does not account for, and git's record of the worktree
 /// there, if git has one.
 fn remove_stray(repo: &Repo, layout: &StateLayout, folder: &Path) -> Result<(), EngineError> {
-    remove_tree(folder).map_err(|source| io(folder, source))?;
+    remove_or_set_aside(repo, folder)?;
     for (registered, admin) in registered(repo) {
         if same(&registered, folder) {
             remove_tree(&admin).map_err(|source| io(&admin, source))?;
@@ -428,6 +432,26 @@ fn remove_stray(repo: &Repo, layout: &StateLayout, folder: &Path) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// Removes `folder`, or when something in it cannot be removed, moves it into
+/// `.worktrees/.unremovable` (which `wt status --pool` and `wt doctor` point out): a worktree the
+/// pool is done with must not stay where the next recovery finds it and fails again.
+fn remove_or_set_aside(repo: &Repo, folder: &Path) -> Result<(), EngineError> {
+    let Err(source) = remove_tree(folder) else { return Ok(()) };
+    let aside = set_aside_dir(repo);
+    let name = folder.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let to = aside.join(format!("{name}-{}", nanos.as_nanos()));
+    match std::fs::create_dir_all(&aside).and_then(|()| std::fs::rename(folder, &to)) {
+        Ok(()) => Ok(()),
+        Err(_) => Err(io(folder, source)),
+    }
+}
+
+/// `.worktrees/.unremovable`.
+pub fn set_aside_dir(repo: &Repo) -> PathBuf {
+    repo.root().join(WORKTREES_DIR).join(SET_ASIDE_DIR)
 }
 
 /// Every linked worktree git records: its folder and its admin folder.

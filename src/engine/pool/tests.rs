@@ -489,6 +489,35 @@ fn a_parked_worktree_linked_to_another_repository_is_removed_before_git_runs_the
 }
 
 #[test]
+fn a_parked_worktree_wt_cannot_remove_is_set_aside_once_not_failed_on_by_every_run() {
+    let f = fixture();
+    let used = f.worktree("c0ffee-task-1-1");
+    assert!(matches!(f.pool().retire(&used, "1.1", Uncommitted::NoneSeen).unwrap(), Retired::Parked { .. }));
+    let slot = pool_dir(&f.repo).join(&f.record().worktrees[0].slot);
+    // An immutable file (a root task's `chattr +i`; Landlock does not cover it) cannot be removed.
+    let stuck = slot.join("target/stuck");
+    std::fs::create_dir_all(stuck.parent().unwrap()).unwrap();
+    std::fs::write(&stuck, "x").unwrap();
+    let chattr = |flag: &str| Cmd::new("chattr").arg(flag).arg(&stuck).read();
+    if chattr("+i").is_err() {
+        eprintln!("skipped: chattr +i needs root and a file system with the attribute");
+        return;
+    }
+    let emptied = empty(&f.repo, &f.layout);
+    let aside: Vec<PathBuf> =
+        std::fs::read_dir(set_aside_dir(&f.repo)).into_iter().flatten().flatten().map(|e| e.path()).collect();
+    for folder in &aside {
+        let _ = Cmd::new("chattr").arg("-i").arg(folder.join("target/stuck")).read();
+    }
+    emptied.unwrap();
+    assert_eq!(aside.len(), 1, "set aside: {aside:?}");
+    assert!(!slot.exists() && f.registered().is_empty() && f.record().worktrees.is_empty());
+    recover(&f.repo, &f.layout).unwrap();
+    let problems = view(&f.repo, &f.layout).problems;
+    assert!(problems.iter().any(|problem| problem.contains("set aside")), "{problems:?}");
+}
+
+#[test]
 fn emptying_the_pool_removes_every_parked_worktree() {
     let f = fixture();
     for n in 1..=2 {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::pool_dir;
+use super::{pool_dir, set_aside_dir};
 use crate::git::Repo;
 use crate::plan::WorktreeConfig;
 use crate::store::{PoolRecord, PoolState, StateLayout};
@@ -46,6 +46,15 @@ pub fn view(repo: &Repo, layout: &StateLayout) -> PoolView {
         Ok(config) => (config.unwrap_or_default(), Vec::new()),
         Err(err) => (WorktreeConfig::default(), vec![err.to_string()]),
     };
+    let aside = set_aside_dir(repo);
+    let set_aside = std::fs::read_dir(&aside).into_iter().flatten().count();
+    if set_aside > 0 {
+        problems.push(format!(
+            "{set_aside} worktree(s) wt could not remove were set aside in {}: remove them by hand (a file \
+             there may be immutable: lsattr -R, chattr -i)",
+            aside.display()
+        ));
+    }
     let record = match PoolRecord::load(&layout.pool_record()) {
         Ok(record) => record,
         Err(err) => {
