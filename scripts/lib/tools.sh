@@ -46,15 +46,18 @@ go_install_pinned() {
 }
 
 # Prints the directory holding `gs` (git-spice), installing it with `go install` when missing.
+# The version is stamped in as git-spice's releases do (built from source it says "dev", and then
+# neither `wt doctor` nor wt's minimum-version check can read it); an unstamped build is made again.
 ensure_git_spice() {
     local dir
     dir="$(tools_root)/git-spice-$GIT_SPICE_VERSION/bin"
-    if [ ! -x "$dir/gs" ]; then
+    if [ ! -x "$dir/gs" ] || ! "$dir/gs" --version 2>/dev/null | grep -qx "git-spice ${GIT_SPICE_VERSION#v}"; then
         command -v go >/dev/null 2>&1 ||
             tools_die "git-spice $GIT_SPICE_VERSION is not installed and Go is not on PATH to build it" \
                 "install Go >= 1.26 (https://go.dev/doc/install), then run this script again"
         printf 'installing git-spice %s into %s (one time, about a minute)\n' "$GIT_SPICE_VERSION" "$dir" >&2
-        go_install_pinned "$dir" go.abhg.dev/gs "$GIT_SPICE_VERSION" go.abhg.dev/gs ||
+        go_install_pinned "$dir" go.abhg.dev/gs "$GIT_SPICE_VERSION" go.abhg.dev/gs \
+            "-ldflags=-X=main._version=${GIT_SPICE_VERSION#v}" ||
             tools_die "building go.abhg.dev/gs@$GIT_SPICE_VERSION failed (see above)" \
                 "git-spice needs Go >= 1.26; check 'go version'"
     fi
