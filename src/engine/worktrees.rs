@@ -108,7 +108,7 @@ pub fn make_worktree(
 /// moment); its files are written and copied without it (the long part, which touches nothing but
 /// this worktree), so several fresh worktrees are written at once. The caller does not hold the
 /// repo lock, and journals this as one step for `target`.
-pub fn make_fresh(ws: &Workspace, path: &Path, commitish: &str, target: &str) -> Result<(), EngineError> {
+fn make_fresh(ws: &Workspace, path: &Path, commitish: &str, target: &str) -> Result<(), EngineError> {
     let policy = &ws.seed;
     if policy.setup.is_some() {
         let owed = setup_owed(ws, path);

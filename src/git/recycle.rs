@@ -1,8 +1,9 @@
 //! What recycling a used worktree asks of git: make its tracked files exactly a commit's, remove
-//! what is untracked (but the ignored paths it keeps), and check out another commit. These run in a worktree a task has written, so each gets wt's safe configuration and
-//! stat checks that trust nothing the task could set: ctime (which no unprivileged process can
-//! set back) is compared, and the repository's own `core.trustctime`, `core.checkStat` or
-//! `core.ignoreStat` cannot weaken that.
+//! what is untracked (but the ignored paths it keeps), check out another commit, and list what is
+//! untracked there that its ignore rules do not account for. These run in a worktree a task has
+//! written, so each gets wt's safe configuration and stat checks that trust nothing the task
+//! could set: ctime (which no unprivileged process can set back) is compared, and the
+//! repository's own `core.trustctime`, `core.checkStat` or `core.ignoreStat` cannot weaken that.
 
 use std::path::Path;
 

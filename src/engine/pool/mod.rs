@@ -441,8 +441,7 @@ fn remove_or_set_aside(repo: &Repo, folder: &Path) -> Result<(), EngineError> {
     let Err(source) = remove_tree(folder) else { return Ok(()) };
     let aside = set_aside_dir(repo);
     let name = folder.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    let to = aside.join(format!("{name}-{}", nanos.as_nanos()));
+    let to = aside.join(format!("{name}-{}", crate::store::now()));
     match std::fs::create_dir_all(&aside).and_then(|()| std::fs::rename(folder, &to)) {
         Ok(()) => Ok(()),
         Err(_) => Err(io(folder, source)),
